@@ -1,0 +1,56 @@
+import type { Selectable } from 'kysely'
+import type { AccountsTable, Db } from '../db/schema.ts'
+import { newId } from '../lib/ids.ts'
+import { nowIso } from '../lib/time.ts'
+
+export type AccountRow = Selectable<AccountsTable>
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+export async function findAccountByEmail(db: Db, email: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', normaliseEmail(email)).executeTakeFirst()
+}
+
+export async function findAccountById(db: Db, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function insertAccount(
+  db: Db,
+  input: { email: string; passwordHash?: string | null },
+): Promise<AccountRow> {
+  const row: AccountRow = {
+    id: newId('acct'),
+    email: normaliseEmail(input.email),
+    password_hash: input.passwordHash ?? null,
+    created_at: nowIso(),
+  }
+  await db.insertInto('accounts').values(row).execute()
+  return row
+}
+
+/** The account with this email, created (without a password) when there is none. */
+export async function findOrCreateAccount(
+  db: Db,
+  email: string,
+): Promise<{ account: AccountRow; created: boolean }> {
+  const existing = await findAccountByEmail(db, email)
+  if (existing !== undefined) return { account: existing, created: false }
+  const id = newId('acct')
+  // Two callers may create the same account at once: the loser of the race reads the winner's row.
+  await db
+    .insertInto('accounts')
+    .values({ id, email: normaliseEmail(email), password_hash: null, created_at: nowIso() })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .execute()
+  const account = await findAccountByEmail(db, email)
+  if (account === undefined) throw new Error(`account ${email} vanished right after it was created`)
+  return { account, created: account.id === id }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value.trim())
+}

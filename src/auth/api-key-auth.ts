@@ -1,0 +1,103 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../errors/api-error.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
+import type { KeyAuthenticator } from '../keys/keys-service.ts'
+import { hasScope, type Principal } from './principal.ts'
+import type { Scope } from './scopes.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    /** The scope an operation needs; checked after authentication. */
+    scope?: Scope
+  }
+}
+
+export const BASIC_CHALLENGE = 'Basic realm="pet-service", charset="UTF-8"'
+
+/** The API key from `Authorization: Basic base64(KEY:)` or `Authorization: Bearer KEY`. */
+export function apiKeyFromHeader(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined
+  const [scheme = '', value = ''] = header.trim().split(/\s+/, 2)
+  if (scheme.toLowerCase() === 'bearer') return value
+  if (scheme.toLowerCase() === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    // The key is the user name; the password is meant to be empty and is ignored.
+    return colon === -1 ? decoded : decoded.slice(0, colon)
+  }
+  throw new ApiError(
+    'api_key_invalid',
+    `Authorization scheme ${JSON.stringify(scheme)} is not supported; use Basic (the key as user name, empty password) or Bearer.`,
+    {
+      headers: { 'www-authenticate': BASIC_CHALLENGE },
+    },
+  )
+}
+
+function challenge(error: ApiError): ApiError {
+  error.options.headers = { ...error.options.headers, 'www-authenticate': BASIC_CHALLENGE }
+  return error
+}
+
+export interface ApiKeyAuthDeps {
+  keys: KeyAuthenticator
+  /** Failed attempts per client address; refuses guessing before any lookup. */
+  failedAttempts: RateLimiter
+}
+
+/** onRequest hook: authenticates the API key and checks the route's scope. */
+export function apiKeyAuthentication(deps: ApiKeyAuthDeps) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    let key: string | undefined
+    try {
+      key = apiKeyFromHeader(request.headers.authorization)
+    } catch (error) {
+      throw await countFailure(deps, request, error)
+    }
+    if (key === undefined || key === '') {
+      throw challenge(
+        new ApiError(
+          'api_key_missing',
+          'No API key was sent. Send it as the HTTP Basic user name with an empty password (curl -u pet_sk_...: URL) or as the header Authorization: Bearer pet_sk_....',
+        ),
+      )
+    }
+    try {
+      request.principal = await deps.keys.authenticate(key)
+    } catch (error) {
+      throw await countFailure(deps, request, error)
+    }
+    assertScope(request)
+  }
+}
+
+async function countFailure(deps: ApiKeyAuthDeps, request: FastifyRequest, error: unknown): Promise<unknown> {
+  if (!(error instanceof ApiError) || error.status !== 401) return error
+  const decision = await deps.failedAttempts.take(request.ip)
+  if (!decision.allowed) {
+    return new ApiError(
+      'rate_limited',
+      `Too many failed authentication attempts from your address; retry in ${decision.retryAfterSeconds} s.`,
+      {
+        headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      },
+    )
+  }
+  return challenge(error)
+}
+
+export function assertScope(request: FastifyRequest): void {
+  const scope = request.routeOptions.config.scope
+  const principal = request.principal
+  if (scope === undefined || principal === null || hasScope(principal, scope)) return
+  throw new ApiError(
+    'insufficient_scope',
+    `This ${principal.via === 'api_key' ? 'API key' : 'token'} lacks the ${scope} scope this operation needs.`,
+    {
+      extensions: { required_scope: scope },
+    },
+  )
+}

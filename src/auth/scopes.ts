@@ -1,0 +1,24 @@
+/** OAuth scopes (the Petstore's names for pets); API keys may be restricted to them too. */
+export const SCOPES = {
+  'read:pets': 'Read your pets',
+  'write:pets': 'Create, change and delete your pets',
+  'read:users': 'Read your users (pet owners)',
+  'write:users': 'Create, change and delete your users',
+} as const
+
+export type Scope = keyof typeof SCOPES
+
+export const ALL_SCOPES = Object.keys(SCOPES) as Scope[]
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPES, value)
+}
+
+/** Parses a space- or comma-separated scope list; returns the unknown names as well. */
+export function parseScopes(text: string): { scopes: Scope[]; unknown: string[] } {
+  const names = text.split(/[\s,]+/).filter((s) => s !== '')
+  return {
+    scopes: [...new Set(names.filter(isScope))],
+    unknown: names.filter((s) => !isScope(s)),
+  }
+}

@@ -1,0 +1,174 @@
+import { isAbsolute, resolve } from 'node:path'
+
+/**
+ * Every setting the service reads from its environment, with its default and meaning.
+ * `.env.example` and the README's configuration table list the same options; a test keeps
+ * them in step with `CONFIG_OPTIONS`.
+ */
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string
+  logLevel: LogLevel
+  /** Sustained requests per second per account; 0 turns the limit off. */
+  rateLimitRps: number
+  /** Requests an account may make at once above the sustained rate. */
+  rateLimitBurst: number
+  /** Shared store for rate limits across instances; in-process memory when unset. */
+  redisUrl: string | undefined
+  bodyLimitBytes: number
+  /** Seconds a validated API key is trusted before it is looked up again (revocations elsewhere). */
+  keyCacheSeconds: number
+  trustProxy: boolean
+  /** Seconds to let in-flight requests finish after SIGTERM before the process exits anyway. */
+  shutdownGraceSeconds: number
+  /** Public origin used in `Location` headers of other origins and in docs; inferred when unset. */
+  publicUrl: string | undefined
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+interface Option {
+  env: string
+  default: string | undefined
+  description: string
+}
+
+export const CONFIG_OPTIONS: readonly Option[] = [
+  { env: 'PORT', default: '8080', description: 'TCP port the HTTP server listens on.' },
+  {
+    env: 'HOST',
+    default: '0.0.0.0',
+    description: 'Interface to listen on (`127.0.0.1` to keep the service local).',
+  },
+  {
+    env: 'DATABASE_URL',
+    default: 'sqlite:./data/pet-service.db',
+    description:
+      '`sqlite:PATH` (relative to the working directory, or absolute) for the embedded database, or `postgres://user:pass@host:5432/db` for PostgreSQL.',
+  },
+  { env: 'LOG_LEVEL', default: 'info', description: `One of ${LOG_LEVELS.join(', ')}.` },
+  {
+    env: 'RATE_LIMIT_RPS',
+    default: '100',
+    description: 'Sustained requests per second allowed per account; `0` turns rate limiting off.',
+  },
+  {
+    env: 'RATE_LIMIT_BURST',
+    default: '200',
+    description: 'Requests an account may send in a burst above the sustained rate.',
+  },
+  {
+    env: 'REDIS_URL',
+    default: undefined,
+    description:
+      'Redis for rate limits shared by several instances (`redis://127.0.0.1:6379`); per-process memory when unset.',
+  },
+  {
+    env: 'BODY_LIMIT_BYTES',
+    default: '1048576',
+    description: 'Largest request body accepted (413 above it).',
+  },
+  {
+    env: 'KEY_CACHE_SECONDS',
+    default: '2',
+    description:
+      'How long an instance trusts an API key it has checked before reading it again; bounds how late a revocation made on another instance takes effect (at most 5).',
+  },
+  {
+    env: 'TRUST_PROXY',
+    default: 'false',
+    description: 'Set `true` behind a reverse proxy so client addresses come from `X-Forwarded-For`.',
+  },
+  {
+    env: 'SHUTDOWN_GRACE_SECONDS',
+    default: '10',
+    description: 'Time given to in-flight requests after SIGTERM/SIGINT before the process exits.',
+  },
+  {
+    env: 'PUBLIC_URL',
+    default: undefined,
+    description: 'Public base URL of the service (e.g. `https://pets.example.com`), used in docs and links.',
+  },
+]
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+/** Reads and validates the environment; throws one ConfigError listing every bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = []
+  const read = (name: string): string => {
+    const value = env[name]
+    if (value !== undefined && value.trim() !== '') return value.trim()
+    return CONFIG_OPTIONS.find((o) => o.env === name)?.default ?? ''
+  }
+  const integer = (name: string, min: number, max: number): number => {
+    const raw = read(name)
+    const value = Number(raw)
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}.`)
+      return min
+    }
+    return value
+  }
+  const boolean = (name: string): boolean => {
+    const raw = read(name).toLowerCase()
+    if (['true', '1', 'yes'].includes(raw)) return true
+    if (['false', '0', 'no'].includes(raw)) return false
+    problems.push(`${name}=${JSON.stringify(raw)} must be true or false.`)
+    return false
+  }
+
+  const databaseUrl = read('DATABASE_URL')
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    problems.push(
+      `DATABASE_URL=${JSON.stringify(databaseUrl)} must look like sqlite:./data/pet-service.db or postgres://user@host:5432/db.`,
+    )
+  }
+  const logLevel = read('LOG_LEVEL') as LogLevel
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${LOG_LEVELS.join(', ')}.`)
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    problems.push(`REDIS_URL=${JSON.stringify(redisUrl)} must look like redis://127.0.0.1:6379.`)
+  }
+  const publicUrl = env.PUBLIC_URL?.trim() || undefined
+  if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
+    problems.push(
+      `PUBLIC_URL=${JSON.stringify(publicUrl)} must be an absolute URL such as https://pets.example.com.`,
+    )
+  }
+
+  const config: Config = {
+    port: integer('PORT', 0, 65535),
+    host: read('HOST'),
+    databaseUrl,
+    logLevel,
+    rateLimitRps: integer('RATE_LIMIT_RPS', 0, 1_000_000),
+    rateLimitBurst: integer('RATE_LIMIT_BURST', 1, 1_000_000),
+    redisUrl,
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024),
+    keyCacheSeconds: integer('KEY_CACHE_SECONDS', 0, 5),
+    trustProxy: boolean('TRUST_PROXY'),
+    shutdownGraceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 0, 600),
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}
+
+/** Resolves the file behind a `sqlite:` URL against the working directory. */
+export function sqlitePath(databaseUrl: string, cwd = process.cwd()): string {
+  const path = databaseUrl.replace(/^sqlite:(\/\/)?/, '')
+  if (path === ':memory:') return path
+  return isAbsolute(path) ? path : resolve(cwd, path)
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import { sqlitePath } from '../config/config.ts'
+import type { Database } from './schema.ts'
+import { withStatementCache } from './sqlite-statement-cache.ts'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Kysely<Database>
+  dialect: Dialect
+  /** Where the data lives, without credentials: for logs. */
+  location: string
+  /** For SQLite only: the raw connection (backups, checkpoints). */
+  sqlite?: BetterSqlite3.Database
+  close(): Promise<void>
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL: schema to use (tests isolate themselves in one schema each). */
+  searchPath?: string
+  /** PostgreSQL: connections in the pool. */
+  poolSize?: number
+}
+
+// int8 (bigint) columns come back as strings by default; pet ids stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
+
+export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(sqlitePath(databaseUrl))
+  return openPostgres(databaseUrl, options)
+}
+
+function openSqlite(path: string): DatabaseHandle {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const raw = new BetterSqlite3(path)
+  raw.pragma('journal_mode = WAL')
+  // NORMAL in WAL mode keeps every committed transaction across a crash of the process
+  // (kill -9); only a power loss can take back the last few. FULL costs 7x the write rate.
+  raw.pragma('synchronous = NORMAL')
+  raw.pragma('foreign_keys = ON')
+  // Another process (the admin CLI, a second server) may hold the write lock for a moment.
+  raw.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) })
+  return { db, dialect: 'sqlite', location: `sqlite:${path}`, sqlite: raw, close: () => db.destroy() }
+}
+
+function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    ...(options.searchPath === undefined ? {} : { options: `-c search_path=${options.searchPath}` }),
+  })
+  // An idle client that loses its server must not crash the process; the pool replaces it.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const url = new URL(databaseUrl)
+  url.password = ''
+  url.username = ''
+  return { db, dialect: 'postgres', location: url.toString(), close: () => db.destroy() }
+}
+
+/** True when the database answers a trivial query. */
+export async function isDatabaseReady(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}

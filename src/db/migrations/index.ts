@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely'
+import * as initial from './2026-11-22T00-initial.ts'
+
+/** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-22T00-initial': initial,
+}

@@ -1,0 +1,101 @@
+import type { Generated } from 'kysely'
+
+/**
+ * The database as Kysely sees it: one interface per table. Timestamps are ISO-8601 strings
+ * (UTC, millisecond precision) on both dialects so that ordering and comparison agree; JSON
+ * columns hold text written and read by the repositories.
+ */
+export interface Database {
+  accounts: AccountsTable
+  api_keys: ApiKeysTable
+  users: UsersTable
+  pets: PetsTable
+  events: EventsTable
+  idempotency_keys: IdempotencyKeysTable
+}
+
+export interface AccountsTable {
+  id: string
+  email: string
+  password_hash: string | null
+  created_at: string
+}
+
+export interface ApiKeysTable {
+  id: string
+  account_id: string
+  name: string
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string
+  /** The first characters of the key (product and kind prefix plus a few more), for display. */
+  prefix: string
+  last4: string
+  /** Space-separated scopes the key is restricted to; null means every scope. */
+  scopes: string | null
+  created_at: string
+  last_used_at: string | null
+  expires_at: string | null
+  revoked_at: string | null
+}
+
+export interface UsersTable {
+  /** Internal ordering key for keyset pagination; never shown. */
+  seq: Generated<number>
+  id: string
+  account_id: string
+  name: string
+  email: string | null
+  phone: string | null
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+export interface PetsTable {
+  id: Generated<number>
+  account_id: string
+  name: string
+  owner_id: string | null
+  species: string | null
+  breed: string | null
+  status: string
+  /** JSON array of strings. */
+  photo_urls: string
+  /** JSON object {id?, name?} or null. */
+  category: string | null
+  /** JSON array of {id?, name?}, or null when never set. */
+  tags: string | null
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+export interface EventsTable {
+  seq: Generated<number>
+  id: string
+  account_id: string
+  type: string
+  object_id: string
+  /** JSON: the object after the change (before it, for deletions). */
+  data: string
+  /** JSON: the changed attributes' earlier values, for updates. */
+  previous_attributes: string | null
+  created_at: string
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string
+  key: string
+  /** SHA-256 of method, path and parameters: the same key with other parameters is refused. */
+  request_hash: string
+  state: 'running' | 'done'
+  response_status: number | null
+  response_headers: string | null
+  response_body: string | null
+  created_at: string
+  /** Until when a 'running' claim is honoured; after that a retry may take it over. */
+  locked_until: string
+}
+
+/** What repositories take: the database itself or a transaction on it (a Transaction is a Kysely). */
+export type Db = import('kysely').Kysely<Database>

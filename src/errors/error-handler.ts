@@ -1,0 +1,177 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, type FieldError } from './api-error.ts'
+import { ERRORS, type ErrorCode, problemType } from './registry.ts'
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+interface AjvError {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** Renders every failure as an RFC 9457 problem document; nothing else reaches the client. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = error instanceof ApiError ? error : translate(error as FastifyError, request)
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
+    else if (!(error instanceof ApiError))
+      request.log.info({ err: { message: error.message } }, 'client error')
+    return sendProblem(request, reply, apiError)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      request,
+      reply,
+      new ApiError(
+        'not_found',
+        `No route matches ${request.method} ${request.url.split('?')[0]}; see /docs.`,
+      ),
+    ),
+  )
+}
+
+export function problemBody(request: FastifyRequest, error: ApiError): Record<string, unknown> {
+  const entry = ERRORS[error.code]
+  return {
+    type: problemType(error.code),
+    title: entry.title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    ...(error.options.param === undefined ? {} : { param: error.options.param }),
+    ...(error.options.errors === undefined ? {} : { errors: error.options.errors }),
+    ...error.options.extensions,
+    request_id: request.id,
+  }
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.options.headers !== undefined) reply.headers(error.options.headers)
+  return reply
+    .code(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .serializer(JSON.stringify)
+    .send(problemBody(request, error))
+}
+
+/** Maps framework errors (validation, body parsing, limits) onto the registry. */
+function translate(error: FastifyError, request: FastifyRequest): ApiError {
+  const validation = (error as FastifyError & { validation?: AjvError[] }).validation
+  if (validation !== undefined) {
+    const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body'
+    return validationError(validation, context, request)
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(
+        'body_too_large',
+        `The request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 0} bytes.`,
+      )
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'unsupported_media_type',
+        `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
+      )
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(
+        'malformed_body',
+        'The body is empty but Content-Type says application/json; send a JSON object.',
+      )
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'Content-Length does not match the body that was sent.')
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ApiError('malformed_body', `The body is not valid JSON: ${error.message}`)
+  }
+  const status = error.statusCode ?? 500
+  if (status === 413) return new ApiError('body_too_large', 'The request body is too large.')
+  if (status === 415) return new ApiError('unsupported_media_type', error.message)
+  if (status >= 400 && status < 500) return new ApiError('invalid_request', error.message)
+  return new ApiError(
+    'internal_error',
+    `Something went wrong on our side (request ${request.id}); nothing was changed.`,
+  )
+}
+
+function paramName(error: AjvError): string {
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
+  if (error.keyword === 'required')
+    return path === ''
+      ? String(error.params.missingProperty)
+      : `${path}.${String(error.params.missingProperty)}`
+  if (error.keyword === 'additionalProperties') {
+    const extra = String(error.params.additionalProperty)
+    return path === '' ? extra : `${path}.${extra}`
+  }
+  return path
+}
+
+function describe(error: AjvError): string {
+  const p = error.params
+  switch (error.keyword) {
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`
+    case 'pattern':
+      return 'must not be blank'
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`
+    case 'type':
+      return `must be ${String(p.type).replace(',', ' or ')}`
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`
+    case 'format':
+      return `must be a valid ${String(p.format)}`
+    default:
+      return error.message ?? 'is invalid'
+  }
+}
+
+const LOCATION: Record<string, string> = {
+  body: 'parameter',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+}
+
+export function fieldErrors(validation: AjvError[]): FieldError[] {
+  return validation.map((e) => {
+    const param = paramName(e)
+    if (e.keyword === 'required') return { param, message: `\`${param}\` is required` }
+    if (e.keyword === 'additionalProperties') return { param, message: `\`${param}\` is not a known field` }
+    return { param, message: `\`${param}\` ${describe(e)}` }
+  })
+}
+
+function validationError(validation: AjvError[], context: string, _request: FastifyRequest): ApiError {
+  // The most actionable problem first: unknown names, then missing ones, then bad values.
+  const rank = (e: AjvError) => (e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' ? 1 : 2)
+  const sorted = [...validation].sort((a, b) => rank(a) - rank(b))
+  const first = sorted[0]!
+  const where = LOCATION[context] ?? 'parameter'
+  const param = paramName(first)
+  const errors = sorted.length > 1 ? fieldErrors(sorted) : undefined
+  const options = { param, ...(errors === undefined ? {} : { errors }) }
+  let code: ErrorCode
+  let detail: string
+  if (first.keyword === 'additionalProperties') {
+    code = 'parameter_unknown'
+    detail = /^owner($|[[.])/.test(param)
+      ? `Unknown ${where} \`${param}\`: send \`owner_id\` with the id of a user of your account instead of a nested owner.`
+      : `Unknown ${where} \`${param}\`.`
+  } else if (first.keyword === 'required') {
+    code = 'parameter_missing'
+    detail = `Missing required ${where} \`${param}\`.`
+  } else {
+    code = 'parameter_invalid'
+    detail = `Invalid ${where} \`${param}\`: it ${describe(first)}.`
+  }
+  return new ApiError(code, detail, options)
+}

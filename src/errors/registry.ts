@@ -1,0 +1,160 @@
+/**
+ * Every error code the API can answer, in one place. The error handler renders them as
+ * RFC 9457 problem documents whose `type` is `/problems/{code}`, a page that explains the
+ * code; docs/errors.md lists them all (a test checks that it does).
+ */
+export const ERRORS = {
+  // 400
+  invalid_request: { status: 400, title: 'Invalid request', description: 'The request is malformed.' },
+  malformed_body: {
+    status: 400,
+    title: 'Malformed request body',
+    description: 'The body could not be parsed in its declared content type (for example, broken JSON).',
+  },
+  parameter_missing: {
+    status: 400,
+    title: 'Missing parameter',
+    description: 'A required parameter is absent.',
+  },
+  parameter_invalid: {
+    status: 400,
+    title: 'Invalid parameter',
+    description: 'A parameter has the wrong type, format or length; `param` names it.',
+  },
+  parameter_unknown: {
+    status: 400,
+    title: 'Unknown parameter',
+    description: 'The request carries a parameter the operation does not take; `param` names it.',
+  },
+  owner_not_found: {
+    status: 400,
+    title: 'Unknown owner',
+    description: '`owner_id` does not name a user of this account. Create the user first (POST /v1/user).',
+  },
+  invalid_cursor: {
+    status: 400,
+    title: 'Invalid cursor',
+    description: '`starting_after` or `ending_before` does not name an object of this list.',
+  },
+  invalid_id: {
+    status: 400,
+    title: 'Invalid ID supplied',
+    description: 'The id is missing, not an integer, or out of range.',
+  },
+  // 401
+  api_key_missing: {
+    status: 401,
+    title: 'API key required',
+    description:
+      'Send your API key as the HTTP Basic user name with an empty password (`curl -u pet_sk_...: ...`) or as `Authorization: Bearer pet_sk_...`.',
+  },
+  api_key_invalid: {
+    status: 401,
+    title: 'Invalid API key',
+    description: 'The API key is malformed, fails its checksum, or is not known.',
+  },
+  api_key_revoked: {
+    status: 401,
+    title: 'API key revoked',
+    description: 'The API key was revoked; create a new one.',
+  },
+  api_key_expired: {
+    status: 401,
+    title: 'API key expired',
+    description: 'The API key has passed its expiry time.',
+  },
+  // 403
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    description: 'The credential is valid but not allowed to perform this operation.',
+  },
+  // 404
+  not_found: { status: 404, title: 'Not found', description: 'No route matches this method and path.' },
+  pet_not_found: {
+    status: 404,
+    title: 'Pet not found',
+    description: 'No pet with this id exists in your account.',
+  },
+  user_not_found: {
+    status: 404,
+    title: 'User not found',
+    description: 'No user with this id exists in your account.',
+  },
+  // 405
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not take this method.',
+  },
+  // 409
+  invalid_status_transition: {
+    status: 409,
+    title: 'Invalid status transition',
+    description: 'Pets move available⇄pending, available→sold and pending→sold; a sold pet keeps its status.',
+  },
+  user_has_pets: {
+    status: 409,
+    title: 'User still owns pets',
+    description: 'A user cannot be deleted while pets reference it; reassign or delete those pets first.',
+  },
+  idempotency_request_in_progress: {
+    status: 409,
+    title: 'Request in progress',
+    description: 'A request with this Idempotency-Key is still running; retry after it completes.',
+  },
+  // 412
+  precondition_failed: {
+    status: 412,
+    title: 'Precondition failed',
+    description:
+      'The If-Match version is not the current one: fetch the object again and re-apply your change.',
+  },
+  // 413
+  body_too_large: {
+    status: 413,
+    title: 'Request body too large',
+    description: 'The body exceeds the size limit.',
+  },
+  // 415
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Send `application/json` or `application/x-www-form-urlencoded` as the operation allows.',
+  },
+  // 422
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused',
+    description: 'This Idempotency-Key was already used with different parameters; use a new key.',
+  },
+  validation_failed: {
+    status: 422,
+    title: 'Validation exception',
+    description: 'The body is well formed but some fields are invalid; `errors` lists them.',
+  },
+  // 429
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The rate limit was exceeded; wait for the number of seconds in `Retry-After`.',
+  },
+  // 5xx
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description:
+      'Something went wrong on our side; the request changed nothing. Retry, quoting the request id if it persists.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The service is starting, shutting down or cannot reach its database; retry shortly.',
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+export function problemType(code: ErrorCode): string {
+  return `/problems/${code}`
+}

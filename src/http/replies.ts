@@ -1,0 +1,23 @@
+import type { FastifyReply } from 'fastify'
+import { ApiError } from '../errors/api-error.ts'
+import type { IdempotentResult } from './idempotency.ts'
+
+/** Sends what runIdempotent produced, marking replays as RFC-draft idempotency replays. */
+export function sendResult(reply: FastifyReply, result: IdempotentResult): FastifyReply {
+  reply.code(result.status).headers(result.headers)
+  if (result.replayed) reply.header('idempotent-replayed', 'true')
+  return reply.send(result.body)
+}
+
+/** Form fields arrive as text: an empty optional field means "none" (and clears it on update). */
+export function emptyToNull<T extends string | null | undefined>(value: T): T | null {
+  return value === '' ? null : value
+}
+
+export function assertOneCursor(startingAfter: unknown, endingBefore: unknown): void {
+  if (startingAfter !== undefined && endingBefore !== undefined) {
+    throw new ApiError('invalid_request', 'Send starting_after or ending_before, not both.', {
+      param: 'ending_before',
+    })
+  }
+}

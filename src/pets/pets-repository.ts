@@ -1,0 +1,171 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { Db, PetsTable } from '../db/schema.ts'
+import type { Pet, PetFields } from './pet.ts'
+import type { PetStatus } from './pet-status.ts'
+
+type PetRow = Selectable<PetsTable>
+
+function toPet(row: PetRow): Pet {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    ownerId: row.owner_id,
+    species: row.species,
+    breed: row.breed,
+    status: row.status as PetStatus,
+    photoUrls: JSON.parse(row.photo_urls) as string[],
+    category: row.category === null ? null : (JSON.parse(row.category) as Pet['category']),
+    tags: row.tags === null ? null : (JSON.parse(row.tags) as Pet['tags']),
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+function toColumns(fields: PetFields): Partial<Insertable<PetsTable>> {
+  const out: Partial<Insertable<PetsTable>> = {}
+  if (fields.name !== undefined) out.name = fields.name
+  if (fields.ownerId !== undefined) out.owner_id = fields.ownerId
+  if (fields.species !== undefined) out.species = fields.species
+  if (fields.breed !== undefined) out.breed = fields.breed
+  if (fields.status !== undefined) out.status = fields.status
+  if (fields.photoUrls !== undefined) out.photo_urls = JSON.stringify(fields.photoUrls)
+  if (fields.category !== undefined)
+    out.category = fields.category === null ? null : JSON.stringify(fields.category)
+  if (fields.tags !== undefined) out.tags = fields.tags === null ? null : JSON.stringify(fields.tags)
+  return out
+}
+
+export async function insertPet(
+  db: Db,
+  accountId: string,
+  fields: PetFields & { name: string; status: PetStatus },
+  at: string,
+): Promise<Pet> {
+  const row = await db
+    .insertInto('pets')
+    .values({
+      account_id: accountId,
+      name: fields.name,
+      owner_id: fields.ownerId ?? null,
+      species: fields.species ?? null,
+      breed: fields.breed ?? null,
+      status: fields.status,
+      photo_urls: JSON.stringify(fields.photoUrls ?? []),
+      category: fields.category == null ? null : JSON.stringify(fields.category),
+      tags: fields.tags == null ? null : JSON.stringify(fields.tags),
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toPet(row)
+}
+
+export async function findPet(db: Db, accountId: string, id: number): Promise<Pet | undefined> {
+  const row = await db
+    .selectFrom('pets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toPet(row)
+}
+
+/** Writes the fields only if the pet is still at `version`; undefined when it is not (or gone). */
+export async function updatePetAtVersion(
+  db: Db,
+  accountId: string,
+  id: number,
+  version: number,
+  fields: PetFields,
+  at: string,
+): Promise<Pet | undefined> {
+  const row = await db
+    .updateTable('pets')
+    .set({ ...toColumns(fields), version: version + 1, updated_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .returningAll()
+    .executeTakeFirst()
+  return row === undefined ? undefined : toPet(row)
+}
+
+export async function deletePetAtVersion(
+  db: Db,
+  accountId: string,
+  id: number,
+  version: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('pets')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+export interface PetListQuery {
+  limit: number
+  startingAfter?: number
+  endingBefore?: number
+  status?: PetStatus[]
+  species?: string
+  ownerId?: string
+}
+
+/**
+ * One page, newest first, by keyset on the id: a page costs the same at any depth, and rows
+ * inserted while a client pages never shift the pages it has not read yet. Fetches one row
+ * more than asked to tell whether there is more.
+ */
+export async function listPets(
+  db: Db,
+  accountId: string,
+  query: PetListQuery,
+): Promise<{ pets: Pet[]; hasMore: boolean }> {
+  let q = db.selectFrom('pets').selectAll().where('account_id', '=', accountId)
+  if (query.status !== undefined && query.status.length > 0) q = q.where('status', 'in', query.status)
+  if (query.species !== undefined) q = q.where('species', '=', query.species)
+  if (query.ownerId !== undefined) q = q.where('owner_id', '=', query.ownerId)
+  if (query.endingBefore !== undefined) {
+    // The page just before (newer than) the cursor: walk upwards, then turn it round.
+    const rows = await q
+      .where('id', '>', query.endingBefore)
+      .orderBy('id', 'asc')
+      .limit(query.limit + 1)
+      .execute()
+    const hasMore = rows.length > query.limit
+    return { pets: rows.slice(0, query.limit).reverse().map(toPet), hasMore }
+  }
+  if (query.startingAfter !== undefined) q = q.where('id', '<', query.startingAfter)
+  const rows = await q
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute()
+  return { pets: rows.slice(0, query.limit).map(toPet), hasMore: rows.length > query.limit }
+}
+
+export async function countPetsOfOwner(db: Db, accountId: string, ownerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('pets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function countPetsByStatus(db: Db, accountId: string): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('pets')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('status')
+    .execute()
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+}

@@ -1,0 +1,156 @@
+import type { Db } from '../db/schema.ts'
+import { ApiError } from '../errors/api-error.ts'
+import { recordEvent } from '../events/events-repository.ts'
+import type { IfMatch } from '../http/etag.ts'
+import { writeAtCurrentVersion } from '../lib/optimistic.ts'
+import { nowIso } from '../lib/time.ts'
+import { findUser } from '../users/users-repository.ts'
+import type { Pet, PetFields } from './pet.ts'
+import { assertTransition } from './pet-status.ts'
+import { toPetV1 } from './pet-views.ts'
+import {
+  deletePetAtVersion,
+  findPet,
+  insertPet,
+  listPets,
+  type PetListQuery,
+  updatePetAtVersion,
+} from './pets-repository.ts'
+
+/**
+ * The pet domain shared by v1 and v2: ownership checks, status rules and the event written with
+ * every change. Every function takes the transaction its caller (the route) opened.
+ */
+
+function petNotFound(id: number): ApiError {
+  return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
+}
+
+async function assertOwner(db: Db, accountId: string, ownerId: string): Promise<void> {
+  if ((await findUser(db, accountId, ownerId)) === undefined) {
+    throw new ApiError(
+      'owner_not_found',
+      `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first (POST /v1/user).`,
+      { param: 'owner_id' },
+    )
+  }
+}
+
+export async function createPet(
+  db: Db,
+  accountId: string,
+  fields: PetFields & { name: string },
+): Promise<Pet> {
+  if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
+  const at = nowIso()
+  const pet = await insertPet(db, accountId, { ...fields, status: fields.status ?? 'available' }, at)
+  await recordEvent(db, {
+    accountId,
+    type: 'pet.created',
+    objectId: String(pet.id),
+    object: toPetV1(pet),
+    at,
+  })
+  return pet
+}
+
+export async function getPet(db: Db, accountId: string, id: number): Promise<Pet> {
+  const pet = await findPet(db, accountId, id)
+  if (pet === undefined) throw petNotFound(id)
+  return pet
+}
+
+const COMPARED: (keyof PetFields)[] = [
+  'name',
+  'ownerId',
+  'species',
+  'breed',
+  'status',
+  'photoUrls',
+  'category',
+  'tags',
+]
+
+/** The fields whose value would change, with their previous values. */
+function changesBetween(
+  current: Pet,
+  fields: PetFields,
+): { changes: PetFields; previous: Record<string, unknown> } {
+  const changes: PetFields = {}
+  const previous: Record<string, unknown> = {}
+  for (const key of COMPARED) {
+    const next = fields[key]
+    if (next === undefined) continue
+    if (JSON.stringify(next) === JSON.stringify(current[key])) continue
+    ;(changes as Record<string, unknown>)[key] = next
+    previous[key] = current[key]
+  }
+  return { changes, previous }
+}
+
+export async function updatePet(
+  db: Db,
+  accountId: string,
+  id: number,
+  fields: PetFields,
+  ifMatch?: IfMatch,
+): Promise<Pet> {
+  return writeAtCurrentVersion({
+    load: () => findPet(db, accountId, id),
+    missing: () => petNotFound(id),
+    ifMatch,
+    write: async (current) => {
+      const { changes, previous } = changesBetween(current, fields)
+      if (changes.status !== undefined) assertTransition(current.status, changes.status)
+      if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
+      if (Object.keys(changes).length === 0) return current
+      const at = nowIso()
+      const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
+      if (updated === undefined) return undefined
+      const previousV1 = Object.fromEntries(
+        Object.entries(previous).map(([key, value]) => [V1_NAMES[key], value]),
+      )
+      await recordEvent(db, {
+        accountId,
+        type: 'pet.updated',
+        objectId: String(id),
+        object: toPetV1(updated),
+        previousAttributes: previousV1,
+        at,
+      })
+      return updated
+    },
+  })
+}
+
+const V1_NAMES: Record<string, string> = {
+  name: 'name',
+  ownerId: 'owner_id',
+  species: 'species',
+  breed: 'breed',
+  status: 'status',
+  photoUrls: 'photo_urls',
+  category: 'category',
+  tags: 'tags',
+}
+
+export async function deletePet(db: Db, accountId: string, id: number, ifMatch?: IfMatch): Promise<Pet> {
+  return writeAtCurrentVersion({
+    load: () => findPet(db, accountId, id),
+    missing: () => petNotFound(id),
+    ifMatch,
+    write: async (current) => {
+      if (!(await deletePetAtVersion(db, accountId, id, current.version))) return undefined
+      await recordEvent(db, {
+        accountId,
+        type: 'pet.deleted',
+        objectId: String(id),
+        object: toPetV1(current),
+        at: nowIso(),
+      })
+      return current
+    },
+  })
+}
+
+export { listPets, type PetListQuery }

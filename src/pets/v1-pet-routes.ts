@@ -1,0 +1,193 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { etagFor, parseIfMatch } from '../http/etag.ts'
+import { requestFingerprint, runIdempotent, validateIdempotencyKey } from '../http/idempotency.ts'
+import { assertOneCursor, emptyToNull, sendResult } from '../http/replies.ts'
+import { API_KEY_SECURITY, problemResponses } from '../schemas/common.ts'
+import type { PetFields } from './pet.ts'
+import {
+  CreatePetBody,
+  ListPetsQuery,
+  PetIdParams,
+  PetListSchema,
+  PetV1Schema,
+  UpdatePetBody,
+} from './pet-schemas.ts'
+import { toPetV1 } from './pet-views.ts'
+import { createPet, deletePet, getPet, listPets, updatePet } from './pets-service.ts'
+
+const tags = ['Pets (v1)']
+const security = API_KEY_SECURITY
+
+function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
+  const fields: PetFields = {}
+  if (body.name !== undefined) fields.name = body.name
+  if (body.owner_id !== undefined) fields.ownerId = emptyToNull(body.owner_id)
+  if (body.species !== undefined) fields.species = emptyToNull(body.species)
+  if (body.breed !== undefined) fields.breed = emptyToNull(body.breed)
+  if (body.status !== undefined) fields.status = body.status
+  return fields
+}
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'Makes the POST safe to retry: the first response is replayed for 24 h.' }),
+  ),
+})
+const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({ description: 'ETag of the version this change is based on (412 if stale).' }),
+  ),
+})
+
+export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { db } = app.deps
+
+  app.post(
+    '/pet',
+    {
+      config: { scope: 'write:pets' },
+      schema: {
+        operationId: 'createPet',
+        summary: 'Create a pet',
+        description:
+          'Takes form fields (`-d name=Rex`) or a JSON object. Answers 201 with the pet and its `Location`.',
+        tags,
+        security,
+        headers: IdempotencyHeaders,
+        body: CreatePetBody,
+        response: { 201: PetV1Schema, ...problemResponses(409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = request.principal!
+      const key = validateIdempotencyKey(request.headers['idempotency-key'])
+      const fingerprint = requestFingerprint('POST', '/v1/pet', request.body)
+      const result = await runIdempotent(db, { accountId, key, fingerprint }, async (trx) => {
+        const pet = await createPet(trx, accountId, {
+          ...fieldsFromV1(request.body),
+          name: request.body.name,
+        })
+        return {
+          status: 201,
+          headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },
+          body: toPetV1(pet),
+        }
+      })
+      return sendResult(reply, result)
+    },
+  )
+
+  app.get(
+    '/pet/:id',
+    {
+      config: { scope: 'read:pets' },
+      schema: {
+        operationId: 'getPet',
+        summary: 'Get a pet',
+        tags,
+        security,
+        params: PetIdParams,
+        response: { 200: PetV1Schema, ...problemResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const pet = await getPet(db, request.principal!.accountId, request.params.id)
+      reply.header('etag', etagFor(pet.version))
+      return toPetV1(pet)
+    },
+  )
+
+  app.patch(
+    '/pet/:id',
+    {
+      config: { scope: 'write:pets' },
+      schema: {
+        operationId: 'updatePetV1',
+        summary: 'Update some fields of a pet',
+        description:
+          'Only the fields sent change. An empty value (or null) clears owner_id, species or breed.',
+        tags,
+        security,
+        params: PetIdParams,
+        headers: IfMatchHeaders,
+        body: UpdatePetBody,
+        response: { 200: PetV1Schema, ...problemResponses(404, 409, 412, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const ifMatch = parseIfMatch(request.headers['if-match'])
+      const pet = await db
+        .transaction()
+        .execute((trx) =>
+          updatePet(
+            trx,
+            request.principal!.accountId,
+            request.params.id,
+            fieldsFromV1(request.body),
+            ifMatch,
+          ),
+        )
+      reply.header('etag', etagFor(pet.version))
+      return toPetV1(pet)
+    },
+  )
+
+  app.delete(
+    '/pet/:id',
+    {
+      config: { scope: 'write:pets' },
+      schema: {
+        operationId: 'deletePetV1',
+        summary: 'Delete a pet',
+        tags,
+        security,
+        params: PetIdParams,
+        headers: IfMatchHeaders,
+        response: {
+          200: Type.Object({ id: Type.Integer(), object: Type.Literal('pet'), deleted: Type.Literal(true) }),
+          ...problemResponses(404, 412),
+        },
+      },
+    },
+    async (request) => {
+      const ifMatch = parseIfMatch(request.headers['if-match'])
+      const pet = await db
+        .transaction()
+        .execute((trx) => deletePet(trx, request.principal!.accountId, request.params.id, ifMatch))
+      return { id: pet.id, object: 'pet' as const, deleted: true as const }
+    },
+  )
+
+  app.get(
+    '/pet',
+    {
+      config: { scope: 'read:pets' },
+      schema: {
+        operationId: 'listPets',
+        summary: 'List pets, newest first',
+        description:
+          'Keyset pagination: pass the last id of a page as `starting_after` for the next one; the cost of a page does not grow with depth.',
+        tags,
+        security,
+        querystring: ListPetsQuery,
+        response: { 200: PetListSchema, ...problemResponses() },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      assertOneCursor(q.starting_after, q.ending_before)
+      const page = await listPets(db, request.principal!.accountId, {
+        limit: q.limit,
+        ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
+        ...(q.ending_before === undefined ? {} : { endingBefore: q.ending_before }),
+        ...(q.status === undefined ? {} : { status: [q.status] }),
+        ...(q.species === undefined ? {} : { species: q.species }),
+        ...(q.owner_id === undefined ? {} : { ownerId: q.owner_id }),
+      })
+      return { object: 'list' as const, data: page.pets.map(toPetV1), has_more: page.hasMore, url: '/v1/pet' }
+    },
+  )
+}

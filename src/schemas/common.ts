@@ -1,0 +1,69 @@
+import { type TSchema, type TUnsafe, Type } from '@sinclair/typebox'
+
+/**
+ * Schema helpers shared by every route. Nullable fields use JSON Schema's type arrays
+ * (`["string","null"]`) rather than anyOf: OpenAPI 3.1 reads them, fast-json-stringify
+ * serialises them without trying each branch, and validation errors stay single.
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
+  const { type, ...rest } = schema as unknown as { type: string }
+  return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'] })
+}
+
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+export const LIMITS = {
+  shortText: 200,
+  url: 2048,
+  photoUrls: 20,
+  tags: 20,
+  pageSize: 100,
+} as const
+
+/** Free text of at most 200 characters with at least one visible character. */
+export const Text = (description: string) =>
+  Type.String({ minLength: 1, maxLength: LIMITS.shortText, pattern: '\\S', description })
+
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: 'URI of a page describing this kind of problem.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String({ description: 'What went wrong in this request, and how to fix it.' }),
+    code: Type.String({ description: 'Stable machine-readable code (see /problems/{code}).' }),
+    param: Type.Optional(Type.String({ description: 'The parameter at fault, when there is one.' })),
+    errors: Type.Optional(Type.Array(Type.Object({ param: Type.String(), message: Type.String() }))),
+    request_id: Type.String(),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details.', additionalProperties: true },
+)
+
+/** The problem responses an authenticated v1 operation may answer, for the OpenAPI document. */
+export function problemResponses(...statuses: number[]): Record<number, unknown> {
+  const out: Record<number, unknown> = {}
+  for (const status of [400, 401, 403, 429, ...statuses]) {
+    out[status] = { ...Type.Ref('Problem'), description: PROBLEM_DESCRIPTIONS[status] ?? 'Error' }
+  }
+  return out
+}
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid parameters',
+  401: 'Missing, unknown, revoked or expired credentials',
+  403: 'The credential lacks the scope this operation needs',
+  404: 'No such object in your account',
+  409: 'Conflict with the current state',
+  412: 'If-Match does not name the current version',
+  413: 'Body too large',
+  415: 'Unsupported Content-Type',
+  422: 'Idempotency-Key reused with other parameters',
+  429: 'Rate limit exceeded',
+}
+
+/** OpenAPI security requirement of the API-key operations (either scheme). */
+export const API_KEY_SECURITY: Record<string, string[]>[] = [{ apiKeyBasic: [] }, { apiKeyBearer: [] }]

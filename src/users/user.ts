@@ -1,0 +1,41 @@
+/** A pet owner inside an account. */
+export interface User {
+  id: string
+  accountId: string
+  name: string
+  email: string | null
+  phone: string | null
+  version: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface UserFields {
+  name?: string
+  email?: string | null
+  phone?: string | null
+}
+
+export interface UserV1 {
+  id: string
+  object: 'user'
+  name: string
+  email: string | null
+  phone: string | null
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+export function toUserV1(user: User): UserV1 {
+  return {
+    id: user.id,
+    object: 'user',
+    name: user.name,
+    email: user.email,
+    phone: user.phone,
+    version: user.version,
+    created_at: user.createdAt,
+    updated_at: user.updatedAt,
+  }
+}

@@ -1,0 +1,143 @@
+import type { Selectable } from 'kysely'
+import type { Db, UsersTable } from '../db/schema.ts'
+import { newId } from '../lib/ids.ts'
+import type { User, UserFields } from './user.ts'
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+const COLUMNS = [
+  'seq',
+  'id',
+  'account_id',
+  'name',
+  'email',
+  'phone',
+  'version',
+  'created_at',
+  'updated_at',
+] as const
+
+export async function insertUser(
+  db: Db,
+  accountId: string,
+  fields: UserFields & { name: string },
+  at: string,
+): Promise<User> {
+  const row = await db
+    .insertInto('users')
+    .values({
+      id: newId('usr'),
+      account_id: accountId,
+      name: fields.name,
+      email: fields.email ?? null,
+      phone: fields.phone ?? null,
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning(COLUMNS)
+    .executeTakeFirstOrThrow()
+  return toUser(row)
+}
+
+export async function findUser(db: Db, accountId: string, id: string): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(COLUMNS)
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toUser(row)
+}
+
+export async function updateUserAtVersion(
+  db: Db,
+  accountId: string,
+  id: string,
+  version: number,
+  fields: UserFields,
+  at: string,
+): Promise<User | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({ ...fields, version: version + 1, updated_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .returning(COLUMNS)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toUser(row)
+}
+
+export async function deleteUserAtVersion(
+  db: Db,
+  accountId: string,
+  id: string,
+  version: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('users')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('version', '=', version)
+    .executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+async function seqOf(db: Db, accountId: string, id: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('seq')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return row?.seq
+}
+
+export interface UserListQuery {
+  limit: number
+  startingAfter?: string
+  endingBefore?: string
+  email?: string
+}
+
+/** Newest first, keyset on the internal sequence; undefined when a cursor names no user here. */
+export async function listUsers(
+  db: Db,
+  accountId: string,
+  query: UserListQuery,
+): Promise<{ users: User[]; hasMore: boolean } | undefined> {
+  let q = db.selectFrom('users').select(COLUMNS).where('account_id', '=', accountId)
+  if (query.email !== undefined) q = q.where('email', '=', query.email)
+  if (query.endingBefore !== undefined) {
+    const seq = await seqOf(db, accountId, query.endingBefore)
+    if (seq === undefined) return undefined
+    const rows = await q
+      .where('seq', '>', seq)
+      .orderBy('seq', 'asc')
+      .limit(query.limit + 1)
+      .execute()
+    return { users: rows.slice(0, query.limit).reverse().map(toUser), hasMore: rows.length > query.limit }
+  }
+  if (query.startingAfter !== undefined) {
+    const seq = await seqOf(db, accountId, query.startingAfter)
+    if (seq === undefined) return undefined
+    q = q.where('seq', '<', seq)
+  }
+  const rows = await q
+    .orderBy('seq', 'desc')
+    .limit(query.limit + 1)
+    .execute()
+  return { users: rows.slice(0, query.limit).map(toUser), hasMore: rows.length > query.limit }
+}
