@@ -54,3 +54,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value.trim())
 }
+
+export async function setAccountPassword(db: Db, accountId: string, passwordHash: string): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute()
+}
