@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { describeDb } from '../helpers/database.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { describeDb } from '../helpers/database.ts'
 
 describeDb('v1 pets', () => {
   let t: TestApp
@@ -21,7 +21,11 @@ describeDb('v1 pets', () => {
   }
 
   it('creates a pet from form fields, answering 201 with the pet, Location and ETag', async () => {
-    const res = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex', species: 'dog', breed: 'collie' }) })
+    const res = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      ...form({ name: 'Rex', species: 'dog', breed: 'collie' }),
+    })
     expect(res.statusCode).toBe(201)
     const pet = res.json()
     expect(pet).toMatchObject({
@@ -43,7 +47,11 @@ describeDb('v1 pets', () => {
   })
 
   it('creates a pet from a JSON body', async () => {
-    const res = await call({ method: 'POST', url: '/v1/pet', payload: { name: 'Tom', species: 'cat', status: 'pending' } })
+    const res = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      payload: { name: 'Tom', species: 'cat', status: 'pending' },
+    })
     expect(res.statusCode).toBe(201)
     expect(res.json()).toMatchObject({ name: 'Tom', species: 'cat', status: 'pending' })
   })
@@ -74,7 +82,11 @@ describeDb('v1 pets', () => {
   })
 
   it('answers the nested owner object of the old sample with a hint to send owner_id', async () => {
-    const res = await call({ method: 'POST', url: '/v1/pet', payload: { name: 'Rex', owner: { id: 1, name: 'Ann' } } })
+    const res = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      payload: { name: 'Rex', owner: { id: 1, name: 'Ann' } },
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ code: 'parameter_unknown', param: 'owner' })
     expect(res.json().detail).toContain('owner_id')
@@ -93,13 +105,21 @@ describeDb('v1 pets', () => {
   })
 
   it('refuses an owner_id that names no user, and one of another account, with 400 param owner_id', async () => {
-    const unknown = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex', owner_id: 'usr_nope' }) })
+    const unknown = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      ...form({ name: 'Rex', owner_id: 'usr_nope' }),
+    })
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json()).toMatchObject({ code: 'owner_not_found', param: 'owner_id' })
 
     const foreignUser = await other({ method: 'POST', url: '/v1/user', ...form({ name: 'Ann' }) })
     expect(foreignUser.statusCode).toBe(201)
-    const foreign = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex', owner_id: foreignUser.json().id }) })
+    const foreign = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      ...form({ name: 'Rex', owner_id: foreignUser.json().id }),
+    })
     expect(foreign.statusCode).toBe(400)
     expect(foreign.json()).toMatchObject({ code: 'owner_not_found', param: 'owner_id' })
   })
@@ -117,7 +137,11 @@ describeDb('v1 pets', () => {
     expect(got.json()).toEqual(pet)
     expect(got.headers.etag).toBe('"1"')
 
-    const patched = await call({ method: 'PATCH', url: `/v1/pet/${pet.id}`, ...form({ breed: 'beagle', species: 'dog' }) })
+    const patched = await call({
+      method: 'PATCH',
+      url: `/v1/pet/${pet.id}`,
+      ...form({ breed: 'beagle', species: 'dog' }),
+    })
     expect(patched.statusCode).toBe(200)
     expect(patched.json()).toMatchObject({ breed: 'beagle', species: 'dog', name: 'Rex', version: 2 })
     expect(patched.headers.etag).toBe('"2"')
@@ -170,9 +194,17 @@ describeDb('v1 pets', () => {
     const sold = await call({ method: 'PATCH', url: `/v1/pet/${pet.id}`, ...form({ status: 'sold' }) })
     expect(sold.json().status).toBe('sold')
 
-    const again = await call({ method: 'PATCH', url: `/v1/pet/${pet.id}`, ...form({ status: 'available', name: 'Renamed' }) })
+    const again = await call({
+      method: 'PATCH',
+      url: `/v1/pet/${pet.id}`,
+      ...form({ status: 'available', name: 'Renamed' }),
+    })
     expect(again.statusCode).toBe(409)
-    expect(again.json()).toMatchObject({ code: 'invalid_status_transition', param: 'status', allowed_transitions: [] })
+    expect(again.json()).toMatchObject({
+      code: 'invalid_status_transition',
+      param: 'status',
+      allowed_transitions: [],
+    })
     const after = (await call({ method: 'GET', url: `/v1/pet/${pet.id}` })).json()
     expect(after).toMatchObject({ status: 'sold', name: 'Rex', version: sold.json().version })
 
@@ -203,7 +235,11 @@ describeDb('v1 pets', () => {
     expect(current.statusCode).toBe(200)
     expect(current.json().breed).toBe('boxer')
 
-    const staleDelete = await call({ method: 'DELETE', url: `/v1/pet/${pet.id}`, headers: { 'if-match': '"2"' } })
+    const staleDelete = await call({
+      method: 'DELETE',
+      url: `/v1/pet/${pet.id}`,
+      headers: { 'if-match': '"2"' },
+    })
     expect(staleDelete.statusCode).toBe(412)
     expect((await call({ method: 'GET', url: `/v1/pet/${pet.id}` })).statusCode).toBe(200)
   })
