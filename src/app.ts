@@ -97,6 +97,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       request.body = {}
     done()
   })
+  // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
+  app.removeContentTypeParser('text/plain')
   await app.register(formbody)
   await registerOpenApi(app, version)
 
