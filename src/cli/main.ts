@@ -11,7 +11,6 @@ import { openDatabase } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { findApiKeyById, listApiKeys } from '../keys/keys-repository.ts'
 import { createApiKey, KeyAuthenticator, toApiKeyInfo } from '../keys/keys-service.ts'
-import { startServer } from '../server.ts'
 
 const HELP = `pet-service — run and administer the Pet Service
 
@@ -40,6 +39,8 @@ export async function runCli(argv: string[], out: Out = console.log): Promise<nu
   }
   const config = loadConfig()
   if (command === 'serve') {
+    // Loaded only here: the admin commands stay quick to start without the whole HTTP stack.
+    const { startServer } = await import('../server.ts')
     await startServer(config)
     return -1 // keep running
   }

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { sqlitePath } from '../config/config.ts'
 import type { Database } from './schema.ts'
+import { LockingSqliteDialect } from './sqlite-migration-lock.ts'
 import { withStatementCache } from './sqlite-statement-cache.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -44,7 +45,9 @@ function openSqlite(path: string): DatabaseHandle {
   raw.pragma('foreign_keys = ON')
   // Another process (the admin CLI, a second server) may hold the write lock for a moment.
   raw.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) })
+  const db = new Kysely<Database>({
+    dialect: new LockingSqliteDialect({ database: withStatementCache(raw) }),
+  })
   return { db, dialect: 'sqlite', location: `sqlite:${path}`, sqlite: raw, close: () => db.destroy() }
 }
 

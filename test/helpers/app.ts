@@ -11,7 +11,10 @@ export interface TestApp {
   database: TestDatabase
   config: Config
   /** A new account (unique email) with an unrestricted API key, or restricted to `scopes`. */
-  newAccount(options?: { scopes?: Scope[]; expiresAt?: Date }): Promise<{ accountId: string; apiKey: string; keyId: string; email: string }>
+  newAccount(options?: {
+    scopes?: Scope[]
+    expiresAt?: Date
+  }): Promise<{ accountId: string; apiKey: string; keyId: string; email: string }>
   close(): Promise<void>
 }
 

@@ -28,15 +28,16 @@ export interface TestDatabase extends DatabaseHandle {
 }
 
 /**
- * A fresh, migrated database of the project's dialect: a SQLite file in a temporary folder,
+ * A fresh database (migrated unless asked not to) of the project's dialect: a SQLite file in a temporary folder,
  * or a new schema on the test PostgreSQL server. destroy() removes it.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrate ?? true
   if (DIALECT === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pet-service-test-'))
     const url = `sqlite:${join(dir, 'test.db')}`
     const handle = openDatabase(url)
-    await migrateToLatest(handle.db)
+    if (migrate) await migrateToLatest(handle.db)
     return {
       ...handle,
       url,
@@ -52,7 +53,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.query(`create schema ${schema}`)
   await admin.end()
   const handle = openDatabase(POSTGRES_URL, { searchPath: schema, poolSize: 5 })
-  await migrateToLatest(handle.db)
+  if (migrate) await migrateToLatest(handle.db)
   const url = new URL(POSTGRES_URL)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return {
