@@ -1,0 +1,18 @@
+export { DEFAULT_BASE_URL, PetService, PetService as default, type PetServiceOptions } from './client.ts'
+export {
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  type FieldError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  PetServiceError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+} from './errors.ts'
+export type { TokenResponse } from './oauth.ts'
+export { ListPromise, type Page } from './pagination.ts'
+export type { RequestOptions, ResponseInfo, WithResponse } from './request-options.ts'
+export type * from './types.ts'

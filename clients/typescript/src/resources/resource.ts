@@ -1,0 +1,45 @@
+import type { Call, Core } from '../core.ts'
+import { type Cursor, ListPromise, type Page } from '../pagination.ts'
+import { type RequestOptions, type WithResponse, withResponse } from '../request-options.ts'
+
+/** Shared plumbing of the resource namespaces (`client.pets`, `client.users`). */
+export abstract class Resource {
+  constructor(protected readonly core: Core) {}
+
+  protected async call<T extends object>(call: Call, options?: RequestOptions): Promise<WithResponse<T>> {
+    const { body, info } = await this.core.send<T>(call, options)
+    return withResponse((body ?? {}) as T, info)
+  }
+
+  protected paginate<T extends { id: Id }, Id extends string | number>(
+    path: string,
+    params: Record<string, unknown> & { starting_after?: Id; ending_before?: Id },
+    options?: RequestOptions,
+  ): ListPromise<T, Id> {
+    const { starting_after, ending_before, ...filters } = params
+    const start: Cursor<Id> =
+      starting_after !== undefined
+        ? { starting_after }
+        : ending_before !== undefined
+          ? { ending_before }
+          : undefined
+    return new ListPromise<T, Id>(
+      (cursor) =>
+        this.call<Page<T>>(
+          {
+            method: 'GET',
+            path,
+            query: { ...(filters as Call['query']), ...cursor },
+            credential: 'key',
+          },
+          options,
+        ),
+      start,
+    )
+  }
+}
+
+export function idPath(prefix: string, id: string | number): string {
+  if (id === '' || id === undefined || id === null) throw new TypeError('An id is required.')
+  return `${prefix}/${encodeURIComponent(String(id))}`
+}

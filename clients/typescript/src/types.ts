@@ -1,0 +1,41 @@
+/**
+ * The API's shapes, named. Everything here derives from ./generated/openapi.ts, which
+ * `npm run generate` writes from the service's OpenAPI document, so the client's types follow
+ * the service's schemas (a test fails when the generated file is stale).
+ */
+import type { operations } from './generated/openapi.ts'
+
+type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
+type Query<Op> = Op extends { parameters: { query?: infer Q } } ? Partial<NonNullable<Q>> : never
+
+/** A pet (v1 representation, snake_case). */
+export type Pet = Json<operations['getPet']['responses'][200]>
+export type PetStatus = Pet['status']
+export type PetCreateParams = Json<operations['createPet']['requestBody']>
+export type PetUpdateParams = Json<operations['updatePetV1']['requestBody']>
+export type PetListParams = Query<operations['listPets']>
+export type DeletedPet = Json<operations['deletePetV1']['responses'][200]>
+
+/** A user of your account: a pet owner. */
+export type User = Json<operations['getUser']['responses'][200]>
+export type UserCreateParams = Json<operations['createUser']['requestBody']>
+export type UserUpdateParams = Json<operations['updateUser']['requestBody']>
+export type UserListParams = Query<operations['listUsers']>
+export type DeletedUser = Json<operations['deleteUser']['responses'][200]>
+
+/** The RFC 9457 problem document every v1 error answers. */
+export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']
+
+/** A pet in the Swagger Petstore v2 shape (camelCase), as `PUT /v2/pet` takes and answers it. */
+export interface PetstorePet {
+  /** The pet to replace. */
+  id: number
+  name: string
+  photoUrls: string[]
+  category?: { id?: number; name?: string }
+  tags?: { id?: number; name?: string }[]
+  status?: PetStatus
+  ownerId?: string
+  species?: string
+  breed?: string
+}
