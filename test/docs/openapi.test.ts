@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { renderErrorDocs } from '../../scripts/write-error-docs.ts'
+import { ERRORS } from '../../src/errors/registry.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { describeDb } from '../helpers/database.ts'
+
+describeDb('API documentation', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    expect(res.statusCode).toBe(200)
+    const doc = res.json()
+    expect(doc.openapi).toBe('3.1.0')
+    for (const path of ['/v1/pet', '/v1/pet/{id}', '/v1/user', '/v1/user/{id}'])
+      expect(doc.paths, path).toHaveProperty([path])
+    const create = doc.paths['/v1/pet'].post
+    expect(create.operationId).toBe('createPet')
+    expect(create.security).toEqual([{ apiKeyBasic: [] }, { apiKeyBearer: [] }])
+    expect(Object.keys(create.requestBody.content)).toEqual(expect.arrayContaining(['application/json']))
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name'])
+    expect(doc.components.securitySchemes.apiKeyBasic).toMatchObject({ type: 'http', scheme: 'basic' })
+  })
+
+  it('serves the interactive reference at /docs from local assets only (no CDN)', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs/' })
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-type']).toContain('text/html')
+    const external = [...page.body.matchAll(/(?:src|href)="(https?:)?\/\//g)]
+    expect(external).toEqual([])
+    const script = page.body.match(/src="\.?\/?([^"]*swagger-ui-bundle\.js)"/)
+    expect(script).not.toBeNull()
+  })
+
+  it('documents every error code (docs/errors.md is generated from the registry and up to date)', () => {
+    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
+    expect(doc).toBe(renderErrorDocs())
+    for (const code of Object.keys(ERRORS)) expect(doc).toContain(`\`${code}\``)
+  })
+
+  it('answers the health and readiness probes', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' })
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' })
+  })
+})
