@@ -1,0 +1,47 @@
+"""Official Python client for the Pet Service API (standard library only, Python >= 3.9).
+
+    from pet_service import PetService
+
+    client = PetService(api_key="pet_sk_...", base_url="http://localhost:8080")
+    pet = client.pets.create(name="Rex", owner_id=None, species="dog", breed="collie")
+"""
+
+from ._client import DEFAULT_BASE_URL, NOT_GIVEN, ApiObject, OAuth, Page, PetService, Pets, Users
+from ._http import RequestOptions, ResponseInfo
+from .errors import (
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    PetServiceError,
+    RateLimitError,
+    ServerError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "NOT_GIVEN",
+    "APIConnectionError",
+    "APITimeoutError",
+    "ApiObject",
+    "AuthenticationError",
+    "ConflictError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "OAuth",
+    "Page",
+    "PermissionDeniedError",
+    "PetService",
+    "PetServiceError",
+    "Pets",
+    "RateLimitError",
+    "RequestOptions",
+    "ResponseInfo",
+    "ServerError",
+    "Users",
+]

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeDb } from '../helpers/database.ts'
+import { oauthClientEnv } from './oauth.ts'
+import { type LiveServer, startLiveServer } from './servers.ts'
+
+const PYTHON_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url))
+
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env } })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString()
+    })
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+// The Python client (standard library only) is tested by its own unittest suite, run here with
+// the machine's python3 against a live service, so `npm test` (and CI) covers it.
+describeDb('Python client', () => {
+  let live: LiveServer
+  let env: Record<string, string>
+  const temp = mkdtempSync(join(tmpdir(), 'pet-service-python-'))
+
+  beforeAll(async () => {
+    live = await startLiveServer()
+    const { apiKey } = await live.newAccount()
+    const { apiKey: readOnly } = await live.newAccount({ scopes: ['read:pets'] })
+    env = {
+      PET_SERVICE_URL: live.url,
+      PET_SERVICE_API_KEY: apiKey,
+      PET_SERVICE_READONLY_API_KEY: readOnly,
+      ...(await oauthClientEnv(live, apiKey)),
+      PYTHONDONTWRITEBYTECODE: '1',
+    }
+  })
+  afterAll(async () => {
+    await live.close()
+    rmSync(temp, { recursive: true, force: true })
+  })
+
+  it('passes its unittest suite against the live service (python3 -m unittest)', async () => {
+    const { code, output } = await run('python3', ['-m', 'unittest', '-v'], { cwd: PYTHON_DIR, env })
+    expect(code, output).toBe(0)
+    expect(output).toMatch(/\nOK/)
+    expect(output).toMatch(/Ran (\d{2,}) tests/)
+  })
+
+  it('installs offline with pip --no-build-isolation and works from the installed copy', async () => {
+    // A copy, so the build's egg-info and build/ never land in the working tree.
+    const source = join(temp, 'src')
+    cpSync(PYTHON_DIR, source, { recursive: true, filter: (p) => !p.includes('__pycache__') })
+    const site = join(temp, 'site')
+    const install = await run(
+      'python3',
+      ['-m', 'pip', 'install', '--no-build-isolation', '--no-index', '--no-deps', '--quiet', '--target', site, source],
+      { cwd: temp, env: { PIP_DISABLE_PIP_VERSION_CHECK: '1' } },
+    )
+    expect(install.code, install.output).toBe(0)
+    const script = [
+      'import os, pet_service',
+      'from pet_service import PetService',
+      'assert pet_service.__file__.startswith(os.environ["SITE"]), pet_service.__file__',
+      'client = PetService(api_key=os.environ["PET_SERVICE_API_KEY"], base_url=os.environ["PET_SERVICE_URL"])',
+      'pet = client.pets.create(name="Installed", owner_id=None, species="dog", breed=None)',
+      'print(pet["id"], pet["name"], pet.request_id)',
+    ].join('\n')
+    const used = await run('python3', ['-c', script], {
+      cwd: temp,
+      env: { ...env, PYTHONPATH: site, SITE: site },
+    })
+    expect(used.code, used.output).toBe(0)
+    expect(used.output).toMatch(/^\d+ Installed req_/)
+  })
+})
