@@ -67,7 +67,18 @@ describeDb('Python client', () => {
     const site = join(temp, 'site')
     const install = await run(
       'python3',
-      ['-m', 'pip', 'install', '--no-build-isolation', '--no-index', '--no-deps', '--quiet', '--target', site, source],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--no-build-isolation',
+        '--no-index',
+        '--no-deps',
+        '--quiet',
+        '--target',
+        site,
+        source,
+      ],
       { cwd: temp, env: { PIP_DISABLE_PIP_VERSION_CHECK: '1' } },
     )
     expect(install.code, install.output).toBe(0)
