@@ -23,6 +23,7 @@ Usage:
                                             create an API key (and the account if needed)
   pet-service keys list --account EMAIL [--json]
   pet-service keys revoke KEY_ID
+  pet-service backup PATH                   consistent online copy of the SQLite database
 
 Every command uses DATABASE_URL (default sqlite:./data/pet-service.db), like the server.
 `
@@ -49,6 +50,18 @@ export async function runCli(argv: string[], out: Out = console.log): Promise<nu
   try {
     await migrateToLatest(database.db)
     const db = database.db
+    if (command === 'backup') {
+      if (sub === undefined) throw new UsageError('Usage: pet-service backup PATH')
+      if (database.sqlite === undefined) {
+        throw new UsageError(
+          'backup copies SQLite databases; for PostgreSQL use pg_dump (see README, Operations).',
+        )
+      }
+      // SQLite's online backup API: a consistent copy while the server keeps serving.
+      await database.sqlite.backup(sub)
+      out(`Backed up ${database.location} to ${sub}.`)
+      return 0
+    }
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'migrate':
         out(`Database ${database.location} is up to date.`)

@@ -1,9 +1,13 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
+import { openDatabase } from '../../src/db/database.ts'
 import { basic } from '../helpers/app.ts'
 import { runPetService } from '../helpers/cli.ts'
-import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 
 describeDb('admin CLI pet-service', () => {
   let database: TestDatabase
@@ -97,6 +101,24 @@ describeDb('admin CLI pet-service', () => {
       env,
     )
     expect(scope.stderr).toContain('admin')
+  })
+
+  it('backs up a SQLite database to a consistent copy (and points PostgreSQL users to pg_dump)', async () => {
+    const target = join(mkdtempSync(join(tmpdir(), 'pet-backup-')), 'copy.db')
+    const res = await runPetService(['backup', target], env)
+    if (DIALECT === 'postgres') {
+      expect(res.code).toBe(2)
+      expect(res.stderr).toContain('pg_dump')
+      return
+    }
+    expect(res.code, res.stderr).toBe(0)
+    const copy = openDatabase(`sqlite:${target}`)
+    try {
+      const accounts = await copy.db.selectFrom('accounts').select('email').execute()
+      expect(accounts.map((a) => a.email)).toContain('me@example.com')
+    } finally {
+      await copy.close()
+    }
   })
 
   it('migrates on demand', async () => {
