@@ -5,6 +5,7 @@ import { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import { apiKeyAuthentication } from './auth/api-key-auth.ts'
 import type { Config } from './config/config.ts'
+import { dashboard } from './dashboard/dashboard-plugin.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import type { Database } from './db/schema.ts'
 import { registerOpenApi } from './docs/openapi.ts'
@@ -109,6 +110,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(healthRoutes)
   await app.register(problemPages)
+  await app.register(dashboard, { prefix: '/dashboard' })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', apiKeyAuthentication({ keys, failedAttempts: limiters.failedAuth }))

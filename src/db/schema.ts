@@ -12,6 +12,8 @@ export interface Database {
   pets: PetsTable
   events: EventsTable
   idempotency_keys: IdempotencyKeysTable
+  dashboard_sessions: DashboardSessionsTable
+  sign_in_attempts: SignInAttemptsTable
 }
 
 export interface AccountsTable {
@@ -95,6 +97,27 @@ export interface IdempotencyKeysTable {
   created_at: string
   /** Until when a 'running' claim is honoured; after that a retry may take it over. */
   locked_until: string
+}
+
+/** A signed-in dashboard session; the cookie holds the id, the table only its SHA-256. */
+export interface DashboardSessionsTable {
+  id_hash: string
+  account_id: string
+  created_at: string
+  expires_at: string
+  user_agent: string | null
+}
+
+/** Dashboard sign-in and sign-up attempts, counted to rate limit guessing per address and account. */
+export interface SignInAttemptsTable {
+  seq: Generated<number>
+  kind: 'sign_in' | 'sign_up'
+  /** Normalised email the attempt named (null when none was given). */
+  email: string | null
+  ip: string
+  /** 1 or 0 (portable across dialects). */
+  succeeded: number
+  created_at: string
 }
 
 /** What repositories take: the database itself or a transaction on it (a Transaction is a Kysely). */

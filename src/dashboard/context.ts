@@ -1,0 +1,85 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { DashboardSession } from './sessions.ts'
+import type { Notice } from './views/layout.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in dashboard account; set by the dashboard's onRequest hook. */
+    dashboardSession: DashboardSession | null
+  }
+  interface FastifyContextConfig {
+    /** Dashboard routes reachable without signing in (sign-in, sign-up, assets). */
+    dashboardPublic?: boolean
+  }
+}
+
+/** The session of a route that requires one (the onRequest hook already redirected the others). */
+export function sessionOf(request: FastifyRequest): DashboardSession {
+  const session = request.dashboardSession
+  if (session === null) throw new Error('dashboard route reached without a session')
+  return session
+}
+
+export function csrfToken(reply: FastifyReply): string {
+  return reply.generateCsrf()
+}
+
+/** Sends a full HTML page. */
+export function sendPage(reply: FastifyReply, page: string, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page)
+}
+
+/** Text form fields: missing or repeated fields read as '' or the first value. */
+export function field(body: unknown, name: string): string {
+  if (body === null || typeof body !== 'object') return ''
+  const value = (body as Record<string, unknown>)[name]
+  if (typeof value === 'string') return value
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0]
+  return ''
+}
+
+/** Every value of a repeated form field (checkboxes). */
+export function fields(body: unknown, name: string): string[] {
+  if (body === null || typeof body !== 'object') return []
+  const value = (body as Record<string, unknown>)[name]
+  if (typeof value === 'string') return [value]
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string')
+  return []
+}
+
+export function query(request: FastifyRequest, name: string): string {
+  return field(request.query, name).trim()
+}
+
+/** Messages shown after a redirect, chosen by a code in the query (never free text from it). */
+const NOTICES: Record<string, Notice> = {
+  welcome: {
+    kind: 'success',
+    text: 'Welcome! Your account is ready. Create an API key to start calling the API.',
+  },
+  signed_out: { kind: 'info', text: 'You are signed out.' },
+  signed_in_required: { kind: 'info', text: 'Please sign in to continue.' },
+  key_revoked: {
+    kind: 'success',
+    text: 'The API key was revoked. Requests that use it are refused from now on.',
+  },
+  password_changed: {
+    kind: 'success',
+    text: 'Your password was changed. Every other session of this account was signed out.',
+  },
+  client_deleted: { kind: 'success', text: 'The OAuth app was deleted and its tokens stop working.' },
+  grant_revoked: { kind: 'success', text: 'Access was revoked; the app must ask you again.' },
+}
+
+export function noticeFrom(request: FastifyRequest): Notice | undefined {
+  const code = query(request, 'notice')
+  return Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined
+}
+
+/** Only same-site dashboard and OAuth paths may be a `next` target (no open redirects). */
+export function safeNext(next: string): string | undefined {
+  if (!/^\/(dashboard|oauth)(\/|\?|$)/.test(next)) return undefined
+  if (next.includes('//') || next.includes('\\') || /[\s<>"]/.test(next) || next.length > 2000)
+    return undefined
+  return next
+}

@@ -1,0 +1,183 @@
+import type { Selectable } from 'kysely'
+import type { DashboardSessionsTable, Db } from '../db/schema.ts'
+
+/** SQL the dashboard needs beyond what the accounts, keys, pets and users repositories offer. */
+
+export type SessionRow = Selectable<DashboardSessionsTable>
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db.insertInto('dashboard_sessions').values(row).execute()
+}
+
+/** The session with this id hash and its account's email, if it has not expired at `now`. */
+export async function findLiveSession(
+  db: Db,
+  idHash: string,
+  now: string,
+): Promise<(SessionRow & { email: string }) | undefined> {
+  return db
+    .selectFrom('dashboard_sessions')
+    .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
+    .selectAll('dashboard_sessions')
+    .select('accounts.email')
+    .where('dashboard_sessions.id_hash', '=', idHash)
+    .where('dashboard_sessions.expires_at', '>', now)
+    .executeTakeFirst()
+}
+
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute()
+}
+
+/** Ends every session of the account except `keepIdHash` (after a password change). */
+export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<void> {
+  await db
+    .deleteFrom('dashboard_sessions')
+    .where('account_id', '=', accountId)
+    .where('id_hash', '!=', keepIdHash)
+    .execute()
+}
+
+export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute()
+}
+
+export async function recordAttempt(
+  db: Db,
+  attempt: { kind: 'sign_in' | 'sign_up'; email: string | null; ip: string; succeeded: boolean; at: string },
+): Promise<void> {
+  await db
+    .insertInto('sign_in_attempts')
+    .values({
+      kind: attempt.kind,
+      email: attempt.email,
+      ip: attempt.ip,
+      succeeded: attempt.succeeded ? 1 : 0,
+      created_at: attempt.at,
+    })
+    .execute()
+}
+
+/** Failed attempts of a kind since `since`, by email or by address; with the oldest one's time. */
+export async function countFailures(
+  db: Db,
+  kind: 'sign_in' | 'sign_up',
+  by: { email: string } | { ip: string },
+  since: string,
+): Promise<{ count: number; oldest: string | null }> {
+  let q = db
+    .selectFrom('sign_in_attempts')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('kind', '=', kind)
+    .where('succeeded', '=', 0)
+    .where('created_at', '>', since)
+  q = 'email' in by ? q.where('email', '=', by.email) : q.where('ip', '=', by.ip)
+  const row = await q.executeTakeFirstOrThrow()
+  return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
+}
+
+/** Attempts of a kind from an address since `since`, successful or not (sign-ups). */
+export async function countAttemptsFrom(
+  db: Db,
+  kind: 'sign_in' | 'sign_up',
+  ip: string,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('sign_in_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('kind', '=', kind)
+    .where('ip', '=', ip)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function purgeAttempts(db: Db, before: string): Promise<void> {
+  await db.deleteFrom('sign_in_attempts').where('created_at', '<', before).execute()
+}
+
+/**
+ * Brings a key's expiry forward to `at` (never pushes it later), for rolling keys. Scoped to the
+ * account: true when the key was found there and is not revoked.
+ */
+export async function expireApiKeyAt(db: Db, accountId: string, id: string, at: string): Promise<boolean> {
+  const key = await db
+    .selectFrom('api_keys')
+    .select(['expires_at'])
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  if (key === undefined) return false
+  if (key.expires_at !== null && key.expires_at <= at) return true
+  await db.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute()
+  return true
+}
+
+export async function countUsers(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** The account's distinct pet species, for the filter's choices. */
+export async function listSpecies(db: Db, accountId: string, limit = 100): Promise<string[]> {
+  const rows = await db
+    .selectFrom('pets')
+    .select('species')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('species', 'is not', null)
+    .orderBy('species')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => r.species).filter((s): s is string => s !== null)
+}
+
+/** Users' names by id, for the owner column and filter (the first `limit` by name). */
+export async function listUserNames(
+  db: Db,
+  accountId: string,
+  limit = 200,
+): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+export async function userNamesByIds(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute()
+  return new Map(rows.map((r) => [r.id, r.name]))
+}
+
+/** Pets per owner for the given users, in one query. */
+export async function countPetsByOwners(
+  db: Db,
+  accountId: string,
+  ownerIds: string[],
+): Promise<Map<string, number>> {
+  if (ownerIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('pets')
+    .select(['owner_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('owner_id', 'in', ownerIds)
+    .groupBy('owner_id')
+    .execute()
+  return new Map(rows.map((r) => [r.owner_id ?? '', Number(r.n)]))
+}

@@ -1,0 +1,196 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import {
+  findAccountByEmail,
+  findAccountById,
+  insertAccount,
+  isEmail,
+  normaliseEmail,
+  setAccountPassword,
+} from '../../accounts/accounts-repository.ts'
+import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
+import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
+import { deleteOtherSessions } from '../dashboard-repository.ts'
+import { checkPasswordStrength } from '../password-strength.ts'
+import { endSession, startSession } from '../sessions.ts'
+import { checkSignIn, checkSignUp, recordSignInAttempt, type SignInLimits } from '../sign-in-limits.ts'
+import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
+
+function minutes(seconds: number): string {
+  const m = Math.ceil(seconds / 60)
+  return m <= 1 ? 'a minute' : `${m} minutes`
+}
+
+function userAgent(request: FastifyRequest): string | undefined {
+  return request.headers['user-agent']
+}
+
+/** Sign up, sign in, sign out and change password. */
+export function accountRoutes(limits: SignInLimits) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const db = app.deps.db
+    // Unknown emails are checked against this, so they take as long as known ones.
+    const dummyHash = await hashPassword('no account has this password')
+    const publicRoute = { config: { dashboardPublic: true } }
+
+    app.get('/sign-in', publicRoute, async (request, reply) => {
+      const next = safeNext(query(request, 'next'))
+      if (request.dashboardSession !== null) return reply.redirect(next ?? '/dashboard', 303)
+      return sendPage(
+        reply,
+        signInPage({
+          csrf: csrfToken(reply),
+          ...(next === undefined ? {} : { next }),
+          notice: noticeFrom(request),
+        }),
+      )
+    })
+
+    app.post('/sign-in', { ...publicRoute, preHandler: app.csrfProtection }, async (request, reply) => {
+      const email = normaliseEmail(field(request.body, 'email'))
+      const password = field(request.body, 'password')
+      const next = safeNext(field(request.body, 'next'))
+      const again = (status: number, text: string) =>
+        sendPage(
+          reply,
+          signInPage({
+            csrf: csrfToken(reply),
+            email,
+            ...(next === undefined ? {} : { next }),
+            notice: { kind: 'error', text },
+          }),
+          status,
+        )
+      if (!isEmail(email) || password === '') return again(400, 'Enter your email and password.')
+      const decision = await checkSignIn(db, limits, { email, ip: request.ip })
+      if (!decision.allowed) {
+        reply.header('retry-after', String(decision.retryAfterSeconds))
+        return again(
+          429,
+          `Too many failed sign-in attempts. For your security, try again in ${minutes(decision.retryAfterSeconds)}.`,
+        )
+      }
+      const account = await findAccountByEmail(db, email)
+      const valid = await verifyPassword(password, account?.password_hash ?? dummyHash)
+      const succeeded = valid && account !== undefined && account.password_hash !== null
+      await recordSignInAttempt(db, { kind: 'sign_in', email, ip: request.ip, succeeded })
+      if (!succeeded) return again(401, 'That email and password do not match an account.')
+      await startSession(db, reply, account.id, userAgent(request))
+      return reply.redirect(next ?? '/dashboard', 303)
+    })
+
+    app.get('/sign-up', publicRoute, async (request, reply) => {
+      const next = safeNext(query(request, 'next'))
+      if (request.dashboardSession !== null) return reply.redirect(next ?? '/dashboard', 303)
+      return sendPage(reply, signUpPage({ csrf: csrfToken(reply), ...(next === undefined ? {} : { next }) }))
+    })
+
+    app.post('/sign-up', { ...publicRoute, preHandler: app.csrfProtection }, async (request, reply) => {
+      const email = normaliseEmail(field(request.body, 'email'))
+      const password = field(request.body, 'password')
+      const next = safeNext(field(request.body, 'next'))
+      const again = (status: number, text: string, which?: string) =>
+        sendPage(
+          reply,
+          signUpPage({
+            csrf: csrfToken(reply),
+            email,
+            ...(next === undefined ? {} : { next }),
+            ...(which === undefined ? {} : { field: which }),
+            notice: { kind: 'error', text },
+          }),
+          status,
+        )
+      const decision = await checkSignUp(db, limits, request.ip)
+      if (!decision.allowed) {
+        reply.header('retry-after', String(decision.retryAfterSeconds))
+        return again(429, 'Too many accounts were created from your address; try again in an hour.')
+      }
+      if (!isEmail(email)) return again(400, 'Enter a valid email address, like you@example.com.', 'email')
+      const strength = checkPasswordStrength(password, email)
+      if (!strength.ok) return again(400, strength.reason, 'password')
+      if ((await findAccountByEmail(db, email)) !== undefined) {
+        return again(409, 'An account with this email already exists. Sign in instead.', 'email')
+      }
+      const passwordHash = await hashPassword(password)
+      let accountId: string
+      try {
+        accountId = (await insertAccount(db, { email, passwordHash })).id
+      } catch (error) {
+        // The same email signed up twice at once: the unique index keeps one.
+        if ((await findAccountByEmail(db, email)) !== undefined) {
+          return again(409, 'An account with this email already exists. Sign in instead.', 'email')
+        }
+        throw error
+      }
+      await recordSignInAttempt(db, { kind: 'sign_up', email, ip: request.ip, succeeded: true })
+      await startSession(db, reply, accountId, userAgent(request))
+      return reply.redirect(
+        next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next,
+        303,
+      )
+    })
+
+    app.post('/sign-out', { preHandler: app.csrfProtection }, async (request, reply) => {
+      await endSession(db, reply, sessionOf(request).idHash)
+      return reply.redirect('/dashboard/sign-in?notice=signed_out', 303)
+    })
+
+    app.get('/account', async (request, reply) => {
+      const session = sessionOf(request)
+      const account = await findAccountById(db, session.accountId)
+      return sendPage(
+        reply,
+        accountPage({
+          csrf: csrfToken(reply),
+          email: session.email,
+          createdAt: account?.created_at ?? '',
+          notice: noticeFrom(request),
+        }),
+      )
+    })
+
+    app.post('/account/password', { preHandler: app.csrfProtection }, async (request, reply) => {
+      const session = sessionOf(request)
+      const account = await findAccountById(db, session.accountId)
+      const current = field(request.body, 'current_password')
+      const next = field(request.body, 'new_password')
+      const again = (status: number, text: string, which: string) =>
+        sendPage(
+          reply,
+          accountPage({
+            csrf: csrfToken(reply),
+            email: session.email,
+            createdAt: account?.created_at ?? '',
+            notice: { kind: 'error', text },
+            field: which,
+          }),
+          status,
+        )
+      // The current password is a password guess like any other: the same limits apply.
+      const decision = await checkSignIn(db, limits, { email: session.email, ip: request.ip })
+      if (!decision.allowed) {
+        reply.header('retry-after', String(decision.retryAfterSeconds))
+        return again(
+          429,
+          `Too many wrong passwords. Try again in ${minutes(decision.retryAfterSeconds)}.`,
+          'current_password',
+        )
+      }
+      const valid = await verifyPassword(current, account?.password_hash ?? null)
+      if (!valid) {
+        await recordSignInAttempt(db, {
+          kind: 'sign_in',
+          email: session.email,
+          ip: request.ip,
+          succeeded: false,
+        })
+        return again(400, 'Your current password is not correct.', 'current_password')
+      }
+      const strength = checkPasswordStrength(next, session.email)
+      if (!strength.ok) return again(400, strength.reason, 'new_password')
+      await setAccountPassword(db, session.accountId, await hashPassword(next))
+      await deleteOtherSessions(db, session.accountId, session.idHash)
+      return reply.redirect('/dashboard/account?notice=password_changed', 303)
+    })
+  }
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Db } from '../db/schema.ts'
+import { sha256Hex } from '../lib/hash.ts'
+import { nowIso } from '../lib/time.ts'
+import {
+  deleteExpiredSessions,
+  deleteSession,
+  findLiveSession,
+  insertSession,
+} from './dashboard-repository.ts'
+
+/**
+ * Dashboard sessions: a random 256-bit id in an HttpOnly, SameSite=Lax cookie (Secure when the
+ * request came over https, directly or through a trusted proxy); the database keeps only its
+ * SHA-256, so a copy of the table cannot be replayed as cookies. Sessions last SESSION_DAYS from
+ * sign-in; signing out deletes the row, so an old cookie is worthless at once.
+ */
+export const SESSION_COOKIE = 'pet_session'
+export const SESSION_DAYS = 7
+
+export interface DashboardSession {
+  accountId: string
+  email: string
+  idHash: string
+}
+
+export function cookieOptions(path = '/') {
+  return { path, httpOnly: true, sameSite: 'lax', secure: 'auto' } as const
+}
+
+export async function startSession(
+  db: Db,
+  reply: FastifyReply,
+  accountId: string,
+  userAgent: string | undefined,
+): Promise<string> {
+  const id = randomBytes(32).toString('base64url')
+  const idHash = sha256Hex(id)
+  const now = Date.now()
+  await insertSession(db, {
+    id_hash: idHash,
+    account_id: accountId,
+    created_at: nowIso(now),
+    expires_at: nowIso(now + SESSION_DAYS * 86_400_000),
+    user_agent: userAgent?.slice(0, 300) ?? null,
+  })
+  // Now and then, sweep sessions that ran out (cheap: an indexed delete).
+  if (Math.random() < 0.05) await deleteExpiredSessions(db, nowIso(now))
+  reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(), maxAge: SESSION_DAYS * 86_400 })
+  return idHash
+}
+
+/** The signed-in account behind a session cookie's value, or null. */
+export async function sessionFromCookie(db: Db, value: string | undefined): Promise<DashboardSession | null> {
+  if (value === undefined || value === '' || value.length > 100) return null
+  const idHash = sha256Hex(value)
+  const row = await findLiveSession(db, idHash, nowIso())
+  return row === undefined ? null : { accountId: row.account_id, email: row.email, idHash }
+}
+
+/**
+ * For other features (the OAuth sign-in and consent pages): the dashboard account signed in on
+ * this request, read from the raw Cookie header, so it works outside the dashboard's plugin.
+ */
+export async function dashboardSessionOf(db: Db, request: FastifyRequest): Promise<DashboardSession | null> {
+  const header = request.headers.cookie
+  if (header === undefined) return null
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      return sessionFromCookie(db, decodeURIComponent(part.slice(eq + 1).trim()))
+    }
+  }
+  return null
+}
+
+export async function endSession(db: Db, reply: FastifyReply, idHash: string): Promise<void> {
+  await deleteSession(db, idHash)
+  reply.clearCookie(SESSION_COOKIE, cookieOptions())
+}

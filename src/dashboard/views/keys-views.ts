@@ -1,0 +1,226 @@
+import { ALL_SCOPES, SCOPES, type Scope } from '../../auth/scopes.ts'
+import type { ApiKeyInfo } from '../../keys/keys-service.ts'
+import { type Html, html } from '../html.ts'
+import { examples } from './examples.ts'
+import { icon } from './icons.ts'
+import { appPage, csrfField, type Notice, when } from './layout.ts'
+
+export const EXPIRY_CHOICES: { value: string; label: string; days: number | null }[] = [
+  { value: 'never', label: 'Never', days: null },
+  { value: '1', label: 'In 1 day', days: 1 },
+  { value: '7', label: 'In 7 days', days: 7 },
+  { value: '30', label: 'In 30 days', days: 30 },
+  { value: '90', label: 'In 90 days', days: 90 },
+  { value: '365', label: 'In 1 year', days: 365 },
+]
+
+export const ROLL_CHOICES: { value: string; label: string; hours: number }[] = [
+  { value: 'now', label: 'Immediately', hours: 0 },
+  { value: '1h', label: 'In 1 hour', hours: 1 },
+  { value: '24h', label: 'In 24 hours', hours: 24 },
+  { value: '3d', label: 'In 3 days', hours: 72 },
+  { value: '7d', label: 'In 7 days', hours: 168 },
+]
+
+type KeyState = 'active' | 'expiring' | 'expired' | 'revoked'
+
+export function keyState(key: ApiKeyInfo, now = Date.now()): KeyState {
+  if (key.revoked_at !== null) return 'revoked'
+  if (key.expires_at !== null) return Date.parse(key.expires_at) <= now ? 'expired' : 'expiring'
+  return 'active'
+}
+
+export function scopeBadges(scopes: readonly Scope[] | null): Html {
+  if (scopes === null) return html`<span class="badge">Full access</span>`
+  return html`<span class="badges">${scopes.map((s) => html`<span class="badge scope" title="${SCOPES[s]}">${s}</span>`)}</span>`
+}
+
+function stateBadge(key: ApiKeyInfo): Html {
+  const state = keyState(key)
+  const label = { active: 'Active', expiring: 'Expires', expired: 'Expired', revoked: 'Revoked' }[state]
+  if (state === 'expiring') return html`<span class="badge expiring">Expires ${when(key.expires_at)}</span>`
+  return html`<span class="badge ${state}">${label}</span>`
+}
+
+export interface KeyFormValues {
+  name: string
+  expiry: string
+  scopes: Scope[]
+}
+
+function createForm(csrf: string, values: KeyFormValues | undefined): Html {
+  const chosen = new Set(values?.scopes ?? ALL_SCOPES)
+  return html`<section class="card" aria-labelledby="create-h">
+  <h2 id="create-h">Create a secret key</h2>
+  <p class="lead">Keys authenticate your server's calls to the API. Give each integration its own key, so you can revoke one without touching the others.</p>
+  <form class="stack" method="post" action="/dashboard/keys">
+    ${csrfField(csrf)}
+    <div class="row">
+      <div class="field">
+        <label for="name">Label</label>
+        <input id="name" name="name" type="text" maxlength="100" placeholder="e.g. Production server" value="${values?.name ?? ''}" aria-describedby="name-hint">
+        <p class="hint" id="name-hint">Only you see it; it helps you tell keys apart.</p>
+      </div>
+      <div class="field">
+        <label for="expiry">Expires</label>
+        <select id="expiry" name="expiry" aria-describedby="expiry-hint">
+          ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${values?.expiry === c.value ? html` selected` : ''}>${c.label}</option>`)}
+        </select>
+        <p class="hint" id="expiry-hint">After that the API refuses the key.</p>
+      </div>
+    </div>
+    <fieldset>
+      <legend>Permissions</legend>
+      <p class="hint">Untick what this key should not do. All ticked means full access.</p>
+      <div class="checks">
+        ${ALL_SCOPES.map(
+          (s) =>
+            html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${chosen.has(s) ? html` checked` : ''}><span><span class="mono">${s}</span><small>${SCOPES[s]}</small></span></label>`,
+        )}
+      </div>
+    </fieldset>
+    <div class="actions"><button class="btn" type="submit">${icon('plus')}Create key</button></div>
+  </form>
+</section>`
+}
+
+function keysTable(keys: ApiKeyInfo[]): Html {
+  if (keys.length === 0) {
+    return html`<div class="table-wrap"><div class="empty">${icon('key')}<p>No API keys yet. Create your first one above.</p></div></div>`
+  }
+  return html`<div class="table-wrap"><table>
+  <caption class="visually-hidden">Your API keys</caption>
+  <thead><tr><th scope="col">Key</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>
+  ${keys.map((k) => {
+    const live = keyState(k) === 'active' || keyState(k) === 'expiring'
+    return html`<tr${live ? '' : html` class="inactive"`} data-key-id="${k.id}">
+    <td><strong>${k.name}</strong><span class="sub mono">${k.redacted}</span></td>
+    <td>${scopeBadges(k.scopes)}</td>
+    <td>${when(k.created_at)}</td>
+    <td>${when(k.last_used_at)}</td>
+    <td>${stateBadge(k)}</td>
+    <td class="num">${
+      live
+        ? html`<span class="actions"><a class="btn secondary small" href="/dashboard/keys/${k.id}/roll" aria-label="Roll ${k.name}">Roll</a><a class="btn secondary small" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></span>`
+        : ''
+    }</td>
+  </tr>`
+  })}
+  </tbody>
+</table></div>`
+}
+
+export function keysPage(input: {
+  csrf: string
+  email: string
+  keys: ApiKeyInfo[]
+  notice?: Notice | undefined
+  values?: KeyFormValues
+}): string {
+  return appPage({
+    title: 'API keys',
+    lead: 'Secret keys for the v1 API (and the api_key header on v2).',
+    active: 'keys',
+    email: input.email,
+    csrf: input.csrf,
+    notice: input.notice,
+    body: html`${createForm(input.csrf, input.values)}
+<section aria-labelledby="list-h">
+  <h2 id="list-h">Your keys</h2>
+  ${keysTable(input.keys)}
+</section>`,
+  })
+}
+
+export function newKeyPage(input: {
+  csrf: string
+  email: string
+  apiKey: string
+  info: ApiKeyInfo
+  baseUrl: string
+  rolledFrom?: { info: ApiKeyInfo; expiresAt: string | null }
+}): string {
+  const rolled = input.rolledFrom
+  return appPage({
+    title: rolled === undefined ? 'Your new secret key' : 'Key rolled',
+    crumbs: html`<a href="/dashboard/keys">API keys</a>`,
+    active: 'keys',
+    email: input.email,
+    csrf: input.csrf,
+    notice: {
+      kind: 'warning',
+      text: html`<strong>Copy this key now.</strong> It is shown only this once: we keep just a hash of it. If you lose it, roll or revoke it and create another.`,
+    },
+    body: html`<section class="card" aria-labelledby="secret-h">
+  <h2 id="secret-h">${input.info.name}</h2>
+  <p class="lead">${scopeBadges(input.info.scopes)} ${
+    input.info.expires_at === null ? 'Never expires.' : html`Expires ${when(input.info.expires_at)}.`
+  }</p>
+  <label class="visually-hidden" for="new-key">Secret key</label>
+  <div class="secret"><output id="new-key" data-testid="new-key">${input.apiKey}</output><button type="button" class="btn-copy" data-copy="new-key" hidden>Copy</button></div>
+  ${
+    rolled === undefined
+      ? ''
+      : html`<p>The old key <span class="mono">${rolled.info.redacted}</span> ${
+          rolled.expiresAt === null
+            ? 'was revoked and no longer works.'
+            : html`keeps working until ${when(rolled.expiresAt)} (<time datetime="${rolled.expiresAt}">${rolled.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time>), so you can deploy the new one first.`
+        }</p>`
+  }
+  <div class="actions"><a class="btn" href="/dashboard/keys">I have stored it safely</a></div>
+</section>
+<section class="card" aria-labelledby="try-h">
+  <h2 id="try-h">Try it</h2>
+  <p class="lead">Create a pet with your new key:</p>
+  ${examples(input.baseUrl, input.apiKey, 'new')}
+</section>`,
+  })
+}
+
+export function revokeKeyPage(input: { csrf: string; email: string; key: ApiKeyInfo }): string {
+  return appPage({
+    title: 'Revoke API key',
+    crumbs: html`<a href="/dashboard/keys">API keys</a>`,
+    active: 'keys',
+    email: input.email,
+    csrf: input.csrf,
+    body: html`<section class="card">
+  <h2>Revoke “${input.key.name}”?</h2>
+  <p>Key <span class="mono">${input.key.redacted}</span>, created ${when(input.key.created_at)}, last used ${when(input.key.last_used_at)}.</p>
+  <div class="notice error" role="note">${icon('alert')}<div><p>Every request that uses this key will be refused with 401 from the moment you confirm. This cannot be undone.</p></div></div>
+  <form method="post" action="/dashboard/keys/${input.key.id}/revoke" class="actions">
+    ${csrfField(input.csrf)}
+    <button class="btn danger" type="submit">Revoke key</button>
+    <a class="btn secondary" href="/dashboard/keys">Cancel</a>
+  </form>
+</section>`,
+  })
+}
+
+export function rollKeyPage(input: { csrf: string; email: string; key: ApiKeyInfo }): string {
+  return appPage({
+    title: 'Roll API key',
+    crumbs: html`<a href="/dashboard/keys">API keys</a>`,
+    active: 'keys',
+    email: input.email,
+    csrf: input.csrf,
+    body: html`<section class="card">
+  <h2>Roll “${input.key.name}”</h2>
+  <p class="lead">Rolling creates a new key with the same label and permissions and retires <span class="mono">${input.key.redacted}</span> when you choose, so you can switch over without downtime.</p>
+  <form method="post" action="/dashboard/keys/${input.key.id}/roll" class="stack">
+    ${csrfField(input.csrf)}
+    <div class="field">
+      <label for="expire">The old key stops working</label>
+      <select id="expire" name="expire">
+        ${ROLL_CHOICES.map((c) => html`<option value="${c.value}"${c.value === '24h' ? html` selected` : ''}>${c.label}</option>`)}
+      </select>
+    </div>
+    <div class="actions">
+      <button class="btn" type="submit">Roll key</button>
+      <a class="btn secondary" href="/dashboard/keys">Cancel</a>
+    </div>
+  </form>
+</section>`,
+  })
+}

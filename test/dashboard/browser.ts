@@ -1,0 +1,27 @@
+import { execSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { type Browser, chromium, type Page } from 'playwright-core'
+
+/** Debian's chromium (installed by .ci/run when absent), or undefined when this machine has none. */
+export function chromiumPath(): string | undefined {
+  try {
+    return execSync('command -v chromium', { shell: '/bin/sh', encoding: 'utf8' }).trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
+export async function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+}
+
+export const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url)
+
+/** Saves a screenshot of the page into docs/screenshots (the README shows them). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true })
+}
