@@ -82,6 +82,12 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body that was sent.')
   }
+  if (isConstraintRace(error)) {
+    return new ApiError(
+      'concurrent_change',
+      'Another request changed related data at the same moment (for example, deleted the owner); nothing was changed. Retry the request.',
+    )
+  }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('malformed_body', `The body is not valid JSON: ${error.message}`)
   }
@@ -92,6 +98,21 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
   return new ApiError(
     'internal_error',
     `Something went wrong on our side (request ${request.id}); nothing was changed.`,
+  )
+}
+
+/**
+ * Foreign-key and uniqueness violations can only come from a race the services' own checks lost
+ * (a pet created for an owner being deleted, say): the transaction rolled back, so retrying is safe.
+ */
+function isConstraintRace(error: { code?: string }): boolean {
+  return (
+    error.code === '23503' || // PostgreSQL foreign_key_violation
+    error.code === '23505' || // PostgreSQL unique_violation
+    error.code === '40001' || // PostgreSQL serialization_failure
+    error.code === '40P01' || // PostgreSQL deadlock_detected
+    error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    error.code === 'SQLITE_CONSTRAINT_UNIQUE'
   )
 }
 

@@ -103,6 +103,11 @@ export const ERRORS = {
     title: 'Request in progress',
     description: 'A request with this Idempotency-Key is still running; retry after it completes.',
   },
+  concurrent_change: {
+    status: 409,
+    title: 'Concurrent change',
+    description: 'Another request changed related data at the same moment; nothing was changed. Retry the request.',
+  },
   // 412
   precondition_failed: {
     status: 412,
@@ -150,6 +155,24 @@ export const ERRORS = {
     status: 503,
     title: 'Service unavailable',
     description: 'The service is starting, shutting down or cannot reach its database; retry shortly.',
+  },
+  // OAuth 2.0 bearer tokens (v2) and image uploads; appended by issue 3.
+  token_missing: {
+    status: 401,
+    title: 'Access token required',
+    description:
+      'The v2 API takes an OAuth 2.0 access token: `Authorization: Bearer <token>` from `POST /oauth/token` (some operations also take an API key in the `api_key` header).',
+  },
+  token_invalid: {
+    status: 401,
+    title: 'Invalid access token',
+    description:
+      'The access token is malformed, not signed by this service, expired or revoked (`WWW-Authenticate: Bearer error="invalid_token"`); get a new one.',
+  },
+  unsupported_file_type: {
+    status: 415,
+    title: 'Unsupported file type',
+    description: 'Upload a JPEG, PNG, GIF or WebP image in the multipart field `file`.',
   },
 } as const satisfies Record<string, { status: number; title: string; description: string }>
 
