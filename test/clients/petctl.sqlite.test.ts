@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type Io, run } from '../../cli/petctl/main.ts'
+import { describeDb } from '../helpers/database.ts'
+import { type LiveServer, startLiveServer } from './servers.ts'
+
+const PETCTL = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url))
+
+/** Runs petctl in this process, capturing what it prints. */
+async function petctl(argv: string[], env: Record<string, string>, progress = false) {
+  let stdout = ''
+  let stderr = ''
+  const io: Io = {
+    out: (text) => {
+      stdout += `${text}\n`
+    },
+    err: (text) => {
+      stderr += text
+    },
+    env,
+    progress,
+  }
+  const code = await run(argv, io)
+  return { code, stdout, stderr }
+}
+
+/** Runs bin/petctl.js as a child process, the way a user would. */
+function spawnPetctl(argv: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [PETCTL, ...argv], { env: { ...process.env, ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString()
+    })
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describeDb('petctl', () => {
+  let live: LiveServer
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    live = await startLiveServer()
+    env = { PET_SERVICE_URL: live.url, PET_SERVICE_API_KEY: (await live.newAccount()).apiKey }
+  })
+  afterAll(() => live.close())
+
+  it('creates, gets, updates, lists and deletes a pet, as a table or as the API JSON', async () => {
+    const created = await petctl(
+      ['pets', 'create', '--name', 'Rex', '--species', 'dog', '--breed', 'collie', '--json'],
+      env,
+    )
+    expect(created.code, created.stderr).toBe(0)
+    const pet = JSON.parse(created.stdout)
+    expect(pet).toMatchObject({ object: 'pet', name: 'Rex', species: 'dog', breed: 'collie' })
+
+    const shown = await petctl(['pets', 'get', String(pet.id)], env)
+    expect(shown.stdout).toMatch(/^id\s+\d+$/m)
+    expect(shown.stdout).toMatch(/^name\s+Rex$/m)
+    expect(shown.stdout).toMatch(/^owner_id\s+-$/m)
+
+    const updated = await petctl(
+      ['pets', 'update', String(pet.id), '--name', 'Max', '--breed', '', '--json'],
+      env,
+    )
+    expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'Max', breed: null, version: 2 })
+
+    const listed = await petctl(['pets', 'list'], env)
+    expect(listed.stdout.split('\n')[0]).toMatch(
+      /^ID\s+NAME\s+SPECIES\s+BREED\s+OWNER_ID\s+STATUS\s+CREATED_AT$/,
+    )
+    expect(listed.stdout).toMatch(new RegExp(`^${pet.id}\\s+Max\\s+dog\\s+-\\s+-\\s+available`, 'm'))
+
+    const deleted = await petctl(['pets', 'delete', String(pet.id)], env)
+    expect(deleted.stdout).toBe(`Deleted pet ${pet.id}.\n`)
+  })
+
+  it('lists one page with a hint, or every page with --all and a progress count on a terminal', async () => {
+    const own = { ...env, PET_SERVICE_API_KEY: (await live.newAccount()).apiKey }
+    for (let i = 0; i < 12; i++) await petctl(['pets', 'create', '--name', `Pet ${i}`], own)
+    const page = await petctl(['pets', 'list', '--limit', '5'], own)
+    expect(page.stdout.trim().split('\n')).toHaveLength(7) // header, 5 rows, the hint
+    expect(page.stdout).toContain('--starting-after')
+    const all = await petctl(['pets', 'list', '--all', '--limit', '5', '--json'], own, true)
+    expect(JSON.parse(all.stdout)).toHaveLength(12)
+    expect(all.stderr).toContain('Fetched 12 pets.')
+    const quiet = await petctl(['pets', 'list', '--all', '--limit', '5'], own, false)
+    expect(quiet.stderr).toBe('')
+    expect(quiet.stdout.trim().split('\n')).toHaveLength(13)
+  })
+
+  it('manages users', async () => {
+    const created = await petctl(
+      ['users', 'create', '--name', 'Ann', '--email', 'ann@example.com', '--json'],
+      env,
+    )
+    const user = JSON.parse(created.stdout)
+    expect(user).toMatchObject({ object: 'user', name: 'Ann', email: 'ann@example.com' })
+    const updated = await petctl(['users', 'update', user.id, '--phone', '+1 555 0100', '--json'], env)
+    expect(JSON.parse(updated.stdout).phone).toBe('+1 555 0100')
+    expect((await petctl(['users', 'get', user.id], env)).stdout).toMatch(/^email\s+ann@example\.com$/m)
+    expect((await petctl(['users', 'list', '--email', 'ann@example.com'], env)).stdout).toContain(user.id)
+    const pet = JSON.parse(
+      (await petctl(['pets', 'create', '--name', 'Rex', '--owner-id', user.id, '--json'], env)).stdout,
+    )
+    const refused = await petctl(['users', 'delete', user.id], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('code user_has_pets')
+    await petctl(['pets', 'delete', String(pet.id)], env)
+    expect((await petctl(['users', 'delete', user.id], env)).stdout).toBe(`Deleted user ${user.id}.\n`)
+  })
+
+  it('prints the problem detail and exits 1 when the API refuses', async () => {
+    const missing = await petctl(['pets', 'get', '999999'], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stdout).toBe('')
+    expect(missing.stderr).toMatch(/^Error: No pet with id 999999/m)
+    expect(missing.stderr).toMatch(/code pet_not_found, param id, status 404, request req_\w+/)
+    const unauthenticated = await petctl(['pets', 'list'], { PET_SERVICE_URL: live.url })
+    expect(unauthenticated.code).toBe(1)
+    expect(unauthenticated.stderr).toContain('code api_key_missing')
+    const invalid = await petctl(['pets', 'create', '--name', ' '], env)
+    expect(invalid.stderr).toContain('param name')
+  })
+
+  it('exits 2 with a usage message for a bad command line', async () => {
+    for (const argv of [
+      ['pets', 'fly'],
+      ['pets', 'get'],
+      ['pets', 'get', 'abc'],
+      ['pets', 'create'],
+      ['--bogus'],
+    ]) {
+      const result = await petctl(argv, env)
+      expect(result.code, argv.join(' ')).toBe(2)
+      expect(result.stderr).toContain('petctl --help')
+    }
+  })
+
+  it('takes the key and URL from flags over the environment', async () => {
+    const result = await petctl(
+      ['pets', 'list', '--url', live.url, '--api-key', env.PET_SERVICE_API_KEY!, '--json'],
+      {
+        PET_SERVICE_URL: 'http://127.0.0.1:9',
+        PET_SERVICE_API_KEY: 'pet_sk_wrong',
+      },
+    )
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).object).toBe('list')
+  })
+
+  it('runs as bin/petctl.js: help, a real call, and a non-zero exit on an API error', async () => {
+    const help = await spawnPetctl(['--help'], {})
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('petctl pets create --name NAME')
+    const created = await spawnPetctl(['pets', 'create', '--name', 'Rex', '--species', 'dog'], env)
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stdout).toMatch(/^name\s+Rex$/m)
+    const missing = await spawnPetctl(['pets', 'delete', '999999'], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('pet_not_found')
+  })
+})
