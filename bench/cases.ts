@@ -1,0 +1,73 @@
+import type { Request } from 'autocannon'
+
+/**
+ * The requests of each case. Ids are drawn at random so that reads, updates and list pages
+ * touch the whole table, not one hot row.
+ */
+
+const randomInt = (min: number, max: number): number => min + Math.floor(Math.random() * (max - min + 1))
+
+export const CREATE_BODY = 'name=Rex&species=dog&breed=Beagle'
+
+/** POST /v1/pet, form body, API key as the Basic user name. */
+export function createRequests(authorization: string, path = '/v1/pet'): Request[] {
+  return [
+    {
+      method: 'POST',
+      path,
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body: CREATE_BODY,
+    },
+  ]
+}
+
+/** GET /v2/pet/{id} with a bearer token, ids 1..maxId. */
+export function readRequests(authorization: string, maxId: number): Request[] {
+  return [
+    {
+      method: 'GET',
+      headers: { authorization },
+      setupRequest: (request) => ({ ...request, path: `/v2/pet/${randomInt(1, maxId)}` }),
+    },
+  ]
+}
+
+/**
+ * PUT /v2/pet with a bearer token: a new name each time, so every request really writes
+ * (an update that changes nothing would be answered without touching the database).
+ */
+export function updateRequests(authorization: string, maxId: number): Request[] {
+  let n = 0
+  return [
+    {
+      method: 'PUT',
+      path: '/v2/pet',
+      headers: { authorization, 'content-type': 'application/json' },
+      setupRequest: (request) => ({
+        ...request,
+        body: JSON.stringify({
+          id: randomInt(1, maxId),
+          name: `Rex ${++n}`,
+          photoUrls: [],
+          status: 'available',
+        }),
+      }),
+    },
+  ]
+}
+
+/** GET /v1/pet?limit=10&starting_after=… with the cursor deep in the table (older half). */
+export function listRequests(authorization: string, maxId: number): Request[] {
+  const low = Math.max(12, Math.floor(maxId * 0.1))
+  const high = Math.max(low, Math.floor(maxId * 0.5))
+  return [
+    {
+      method: 'GET',
+      headers: { authorization },
+      setupRequest: (request) => ({
+        ...request,
+        path: `/v1/pet?limit=10&starting_after=${randomInt(low, high)}`,
+      }),
+    },
+  ]
+}

@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** A server under test, running in a process of its own. */
+export interface ServerProcess {
+  name: string
+  url: string
+  pid: number
+  child: ChildProcess
+  /** What the process wrote to stderr (kept short): shown when it fails. */
+  stderr(): string
+  stop(): Promise<void>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts `node ARGS` with the given environment and waits until `readyPath` answers 200.
+ * Node runs directly (no npm or shell in between) so the pid is the server's own, for RSS.
+ */
+export async function startProcess(options: {
+  name: string
+  args: string[]
+  env: Record<string, string>
+  port: number
+  readyPath: string
+  cwd?: string
+  timeoutMs?: number
+}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8')
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000)
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const url = `http://127.0.0.1:${options.port}`
+  const server: ServerProcess = {
+    name: options.name,
+    url,
+    pid: child.pid ?? -1,
+    child,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      const killed = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])
+      if (!killed) {
+        child.kill('SIGKILL')
+        await exited
+      }
+    },
+  }
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000)
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`${options.name} exited with code ${child.exitCode} before it was ready:\n${stderr}`)
+    }
+    try {
+      const response = await fetch(url + options.readyPath)
+      await response.arrayBuffer()
+      if (response.ok) return server
+    } catch {
+      // not listening yet
+    }
+    await sleep(100)
+  }
+  await server.stop()
+  throw new Error(`${options.name} did not answer ${options.readyPath} within the time allowed:\n${stderr}`)
+}
+
+/** Runs `node ARGS` to completion and returns its stdout; throws with stderr on failure. */
+export async function runNode(args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c
+  })
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    err += c
+  })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`node ${args.join(' ')} failed (${code}):\n${err}${out}`)
+  return out
+}
+
+function statusField(pid: number, field: string): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)
+    return match?.[1] === undefined ? undefined : Number(match[1]) * 1024
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Peak resident memory of a process during a stretch of time. Linux keeps the peak in VmHWM;
+ * writing 5 to clear_refs resets it (our own child, so we may), which gives a peak per case.
+ * Sampling VmRSS as well covers kernels where the reset is not allowed.
+ */
+export class RssMonitor {
+  #peak = 0
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(private readonly pid: number) {}
+
+  start(): void {
+    try {
+      writeFileSync(`/proc/${this.pid}/clear_refs`, '5')
+    } catch {
+      // not permitted: the sampled VmRSS alone then tells the peak
+    }
+    this.#peak = statusField(this.pid, 'VmRSS') ?? 0
+    this.#timer = setInterval(() => {
+      this.#peak = Math.max(this.#peak, statusField(this.pid, 'VmRSS') ?? 0)
+    }, 50)
+  }
+
+  /** Peak RSS in bytes since start(). */
+  stop(): number {
+    clearInterval(this.#timer)
+    return Math.max(this.#peak, statusField(this.pid, 'VmHWM') ?? 0)
+  }
+}

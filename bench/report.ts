@@ -1,0 +1,143 @@
+import type { RoundResult } from './load.ts'
+
+export type Group = 'reference' | 'sqlite' | 'sqlite-1m' | 'postgres' | 'json-server'
+
+export interface CaseRecord {
+  id: string
+  label: string
+  group: Group
+  request: string
+  /** Pets in the table when the case started. */
+  petsBefore?: number
+  /** Why the case did not run (endpoint not there yet, no PostgreSQL…). */
+  skipped?: string
+  /** Why the case broke off. */
+  failed?: string
+  rps?: number
+  p50Ms?: number
+  p99Ms?: number
+  errors?: number
+  statusCodes?: Record<string, number>
+  peakRssMb?: number
+  /** Median over the rounds of req/s ÷ the bare server's req/s measured just before. */
+  ratio?: number
+  /** The bare server's req/s in those rounds (median). */
+  bareRps?: number
+  /** The issue's target for the ratio, when it sets one. */
+  targetRatio?: number
+  rounds?: RoundResult[]
+}
+
+export interface Check {
+  name: string
+  target: string
+  value: string
+  met: boolean | null
+}
+
+export interface Report {
+  date: string
+  mode: 'quick' | 'full'
+  commit: string
+  machine: { cpus: number; cpuModel: string; node: string; os: string; memoryGb: number }
+  timing: { warmupSeconds: number; seconds: number; bareSeconds: number; rounds: number; connections: number }
+  bare: { rps: number; samples: number[] }
+  /** 1, 5 and 15 minute load averages: how busy the shared machine was. */
+  loadAverage: { start: number[]; end: number[] }
+  cases: CaseRecord[]
+  checks: Check[]
+  totalSeconds: number
+}
+
+const fmt = (n: number | undefined, digits = 0): string =>
+  n === undefined
+    ? '–'
+    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** The results as a Markdown table plus the target checks (printed, and pasted into the README). */
+export function markdownReport(report: Report): string {
+  const lines = [
+    '| case | request | pets before | req/s | × bare | target | p50 ms | p99 ms | errors | peak RSS MB |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ]
+  for (const c of report.cases) {
+    if (c.skipped !== undefined || c.failed !== undefined) {
+      lines.push(
+        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | |`,
+      )
+      continue
+    }
+    lines.push(
+      `| ${c.label} | \`${c.request}\` | ${fmt(c.petsBefore)} | ${fmt(c.rps)} | ${fmt(c.ratio, 3)} | ${
+        c.targetRatio === undefined ? '' : `≥ ${c.targetRatio}`
+      } | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} |`,
+    )
+  }
+  lines.push('', '| target | wanted | measured | met |', '|---|---|---|---|')
+  for (const check of report.checks) {
+    lines.push(
+      `| ${check.name} | ${check.target} | ${check.value} | ${check.met === null ? 'n/a' : check.met ? 'yes' : '**no**'} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+const escapeXml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+/**
+ * A horizontal bar chart of each case's ratio to the bare server, with the target as a tick.
+ * Ratios span three orders of magnitude (json-server at 50k pets is ~0.001×), so the axis is
+ * logarithmic from 0.001× to 1×.
+ */
+export function svgChart(report: Report): string {
+  const rows = report.cases.filter((c) => c.ratio !== undefined)
+  const width = 1000
+  const left = 250
+  const right = 330
+  const top = 56
+  const rowHeight = 26
+  const plotWidth = width - left - right
+  const height = top + rows.length * rowHeight + 40
+  const minLog = -3
+  const x = (ratio: number): number =>
+    left + ((Math.max(minLog, Math.log10(Math.max(ratio, 1e-6))) - minLog) / -minLog) * plotWidth
+  const colours: Record<Group, string> = {
+    reference: '#6b7280',
+    sqlite: '#2563eb',
+    'sqlite-1m': '#7c3aed',
+    postgres: '#0891b2',
+    'json-server': '#d97706',
+  }
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${left}" y="20" font-size="15" font-weight="600">Throughput as a ratio to a bare node:http server (${fmt(report.bare.rps)} req/s)</text>`,
+    `<text x="${left}" y="38" fill="#4b5563">${escapeXml(`${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, 50 connections, ${report.mode} run ${report.date.slice(0, 16).replace('T', ' ')} UTC · black tick: target`)}</text>`,
+  ]
+  for (const tick of [0.001, 0.01, 0.1, 0.25, 0.5, 1]) {
+    const tx = x(tick)
+    parts.push(
+      `<line x1="${tx}" y1="${top - 6}" x2="${tx}" y2="${top + rows.length * rowHeight}" stroke="#e5e7eb"/>`,
+      `<text x="${tx}" y="${top + rows.length * rowHeight + 16}" text-anchor="middle" fill="#6b7280">${tick}×</text>`,
+    )
+  }
+  rows.forEach((c, i) => {
+    const y = top + i * rowHeight
+    const ratio = c.ratio ?? 0
+    const missed = c.targetRatio !== undefined && ratio < c.targetRatio
+    parts.push(
+      `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escapeXml(c.label)}</text>`,
+      `<rect x="${left}" y="${y + 4}" width="${Math.max(1, x(ratio) - left)}" height="${rowHeight - 8}" fill="${colours[c.group]}" opacity="${missed ? 0.55 : 0.9}"/>`,
+      `<text x="${left + plotWidth + 14}" y="${y + 16}" fill="${missed ? '#b91c1c' : '#111827'}">${fmt(ratio, 3)}× · ${fmt(c.rps)} req/s · p99 ${fmt(c.p99Ms, 1)} ms${missed ? ' (below target)' : ''}</text>`,
+    )
+    if (c.targetRatio !== undefined) {
+      const tx = x(c.targetRatio)
+      parts.push(
+        `<line x1="${tx}" y1="${y + 1}" x2="${tx}" y2="${y + rowHeight - 1}" stroke="#111827" stroke-width="2"/>`,
+      )
+    }
+  })
+  parts.push('</svg>')
+  return `${parts.join('\n')}\n`
+}

@@ -1,0 +1,511 @@
+// npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
+//
+// Measures the service against a bare node:http server in the same run (see README,
+// "Performance"). Every server runs in a process of its own; this process is the load client.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
+import { type CaseMeasurement, CONNECTIONS, type LoadSpec, measure, median, type Timing } from './load.ts'
+import { freePort, type ServerProcess, startProcess } from './processes.ts'
+import { type CaseRecord, type Check, type Group, markdownReport, type Report, svgChart } from './report.ts'
+import { seedSqlitePets, writeJsonServerDb } from './seed.ts'
+import {
+  adminCli,
+  BENCH_ACCOUNT,
+  basicAuth,
+  type Capabilities,
+  createApiKey,
+  createOAuthClient,
+  fetchBearerToken,
+  newestPetId,
+  type OAuthClient,
+  probeCapabilities,
+  ROOT,
+  startBare,
+  startService,
+} from './service.ts'
+
+const GROUPS = ['sqlite', 'sqlite-1m', 'postgres', 'json-server'] as const
+const SEED_PETS = 1_000_000
+const JSON_SERVER_SEED = 50_000
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results') },
+  },
+})
+const mode = args.quick ? 'quick' : 'full'
+const timing: Timing = {
+  warmupSeconds: args.quick ? 1 : 3,
+  seconds: Number(args.seconds ?? (args.quick ? 3 : 8)),
+  bareSeconds: args.quick ? 2 : 4,
+  rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
+}
+const only = new Set(args.only === undefined ? GROUPS : args.only.split(','))
+const startedAt = Date.now()
+const work = mkdtempSync(join(tmpdir(), 'pet-bench-'))
+const cases: CaseRecord[] = []
+const bareSamples: number[] = []
+const running = new Set<ServerProcess>()
+let bare: ServerProcess | undefined
+
+function log(message: string): void {
+  const elapsed = ((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)
+  process.stdout.write(`[${elapsed}s] ${message}\n`)
+}
+
+async function run(
+  server: ServerProcess,
+  requests: LoadSpec['requests'],
+  drainPath = '/healthz',
+  overrides: Partial<Timing> = {},
+): Promise<CaseMeasurement> {
+  if (bare === undefined) throw new Error('the bare server is not running')
+  const reference = { url: bare.url, requests: BARE_REQUESTS, pid: bare.pid, drainPath: '/' }
+  const spec = { url: server.url, requests, pid: server.pid, drainPath }
+  const result = await measure(spec, { ...timing, ...overrides }, reference)
+  bareSamples.push(...result.rounds.map((r) => r.bareRps))
+  return result
+}
+
+/** Runs one case and records it; a failure is recorded too and the run goes on. */
+async function runCase(
+  base: Omit<CaseRecord, 'rps'>,
+  body: () => Promise<CaseMeasurement | string>,
+): Promise<CaseRecord> {
+  const record: CaseRecord = { ...base }
+  if (record.skipped === undefined) {
+    log(`${record.label}: ${record.request} …`)
+    try {
+      const outcome = await body()
+      if (typeof outcome === 'string') record.skipped = outcome
+      else {
+        Object.assign(record, {
+          rps: outcome.rps,
+          p50Ms: outcome.p50Ms,
+          p99Ms: outcome.p99Ms,
+          errors: outcome.errors,
+          statusCodes: outcome.statusCodes,
+          peakRssMb: outcome.peakRssBytes / 2 ** 20,
+          ratio: outcome.ratio,
+          bareRps: outcome.bareRps,
+          rounds: outcome.rounds,
+        })
+      }
+    } catch (error) {
+      record.failed = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    }
+  }
+  if (record.skipped !== undefined) log(`${record.label}: skipped (${record.skipped})`)
+  else if (record.failed !== undefined) log(`${record.label}: FAILED (${record.failed})`)
+  else {
+    log(
+      `${record.label}: ${record.rps?.toFixed(0)} req/s, p50 ${record.p50Ms?.toFixed(2)} ms, p99 ${record.p99Ms?.toFixed(2)} ms, errors ${record.errors}, peak RSS ${record.peakRssMb?.toFixed(0)} MB${
+        record.errors ? ` ${JSON.stringify(record.statusCodes)}` : ''
+      }`,
+    )
+  }
+  cases.push(record)
+  return record
+}
+
+async function track<T extends ServerProcess>(start: Promise<T>): Promise<T> {
+  const server = await start
+  running.add(server)
+  return server
+}
+
+async function stop(server: ServerProcess | undefined): Promise<void> {
+  if (server === undefined) return
+  running.delete(server)
+  await server.stop()
+}
+
+const BARE_REQUESTS = [{ method: 'GET', path: '/' }]
+
+/** The bare server against itself: its ratio shows how far the pairing of rounds is from 1. */
+async function measureBare(): Promise<void> {
+  const target = bare!
+  await runCase({ id: 'reference.bare', label: 'bare node:http', group: 'reference', request: 'GET /' }, () =>
+    run(target, BARE_REQUESTS, '/'),
+  )
+}
+
+interface Credentials {
+  basic: string
+  bearer: string | undefined
+  /** Why there is no bearer token (the OAuth work is not there yet, say). */
+  noBearer: string | undefined
+}
+
+async function credentials(
+  databaseUrl: string,
+  server: ServerProcess,
+  caps: Capabilities,
+  client?: OAuthClient,
+) {
+  const basic = basicAuth(await createApiKey(databaseUrl))
+  const creds: Credentials = { basic, bearer: undefined, noBearer: undefined }
+  let oauthClient = client
+  if (!caps.oauthToken) creds.noBearer = 'POST /oauth/token is not there yet'
+  else {
+    try {
+      oauthClient ??= await createOAuthClient(databaseUrl)
+      creds.bearer = `Bearer ${await fetchBearerToken(server.url, oauthClient)}`
+    } catch (error) {
+      creds.noBearer = `no bearer token: ${error instanceof Error ? error.message.split('\n')[0] : error}`
+    }
+  }
+  return { creds, client: oauthClient }
+}
+
+function v2Skip(caps: Capabilities, creds: Credentials, need: 'v2Read' | 'v2Update'): string | undefined {
+  if (!caps[need])
+    return `${need === 'v2Read' ? 'GET /v2/pet/{id}' : 'PUT /v2/pet'} is not in the service's /openapi.json yet`
+  return creds.noBearer
+}
+
+/** create, read, update, list against one running service; `which` picks the cases. */
+async function serviceCases(
+  group: Group,
+  labelSuffix: string,
+  server: ServerProcess,
+  caps: Capabilities,
+  creds: Credentials,
+  which: ('create' | 'read' | 'update' | 'list')[],
+): Promise<void> {
+  const pets = () => newestPetId(server.url, creds.basic)
+  if (which.includes('create')) {
+    await runCase(
+      {
+        id: `${group}.create`,
+        label: `create${labelSuffix}`,
+        group,
+        request: 'POST /v1/pet (form, Basic key)',
+        petsBefore: await pets(),
+      },
+      () => run(server, createRequests(creds.basic)),
+    )
+  }
+  const maxId = await pets()
+  if (which.includes('read')) {
+    await runCase(
+      {
+        id: `${group}.read`,
+        label: `read${labelSuffix}`,
+        group,
+        request: 'GET /v2/pet/{id} (bearer)',
+        petsBefore: maxId,
+        ...(v2Skip(caps, creds, 'v2Read') === undefined ? {} : { skipped: v2Skip(caps, creds, 'v2Read') }),
+      },
+      async () => (maxId === 0 ? 'no pets to read' : run(server, readRequests(creds.bearer!, maxId))),
+    )
+  }
+  if (which.includes('update')) {
+    await runCase(
+      {
+        id: `${group}.update`,
+        label: `update${labelSuffix}`,
+        group,
+        request: 'PUT /v2/pet (JSON, bearer)',
+        petsBefore: maxId,
+        ...(v2Skip(caps, creds, 'v2Update') === undefined
+          ? {}
+          : { skipped: v2Skip(caps, creds, 'v2Update') }),
+      },
+      async () => (maxId === 0 ? 'no pets to update' : run(server, updateRequests(creds.bearer!, maxId))),
+    )
+  }
+  if (which.includes('list')) {
+    await runCase(
+      {
+        id: `${group}.list`,
+        label: `list page${labelSuffix}`,
+        group,
+        request: 'GET /v1/pet?limit=10&starting_after=… (deep)',
+        petsBefore: maxId,
+      },
+      async () =>
+        maxId < 100 ? 'too few pets to page through' : run(server, listRequests(creds.basic, maxId)),
+    )
+  }
+}
+
+async function sqliteGroups(): Promise<void> {
+  const dbPath = join(work, 'bench.db')
+  const databaseUrl = `sqlite:${dbPath}`
+  if (only.has('sqlite') || only.has('sqlite-1m')) log(`SQLite database: ${dbPath}`)
+  else return
+  let server = await track(startService(databaseUrl))
+  let client: OAuthClient | undefined
+  try {
+    const caps = await probeCapabilities(server.url)
+    const first = await credentials(databaseUrl, server, caps)
+    client = first.client
+    if (only.has('sqlite')) {
+      await serviceCases('sqlite', '', server, caps, first.creds, ['create', 'read', 'update', 'list'])
+    }
+    if (!only.has('sqlite-1m')) return
+    await stop(server)
+    log(`seeding ${SEED_PETS.toLocaleString('en-US')} pets (and their events) with the service stopped …`)
+    const seeded = seedSqlitePets(dbPath, BENCH_ACCOUNT, SEED_PETS)
+    log(`seeded in ${seeded.seconds.toFixed(1)} s; ${seeded.total.toLocaleString('en-US')} pets in the table`)
+    server = await track(startService(databaseUrl))
+    const again = await credentials(databaseUrl, server, caps, client)
+    await serviceCases('sqlite-1m', ' @1M', server, caps, again.creds, ['create', 'read', 'list'])
+  } finally {
+    await stop(server)
+  }
+}
+
+/** PostgreSQL: a fresh database on the local server (or BENCH_POSTGRES_URL), dropped afterwards. */
+async function postgresGroup(): Promise<void> {
+  if (!only.has('postgres')) return
+  const fromEnv = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? fromEnv ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 })
+  const skipped = (reason: string) =>
+    runCase(
+      {
+        id: 'postgres.create',
+        label: 'create (PostgreSQL)',
+        group: 'postgres',
+        request: 'POST /v1/pet',
+        skipped: reason,
+      },
+      async () => reason,
+    )
+  try {
+    await admin.connect()
+  } catch (error) {
+    await skipped(
+      `no PostgreSQL answers at ${new URL(adminUrl).host} (${error instanceof Error ? error.message : error})`,
+    )
+    return
+  }
+  const name = `pet_bench_${process.pid}_${Date.now()}`
+  let server: ServerProcess | undefined
+  try {
+    await admin.query(`create database ${name}`)
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    const databaseUrl = url.toString()
+    await adminCli(databaseUrl, ['migrate'])
+    server = await track(startService(databaseUrl))
+    const caps = await probeCapabilities(server.url)
+    const { creds } = await credentials(databaseUrl, server, caps)
+    await serviceCases('postgres', ' (PostgreSQL)', server, caps, creds, ['create', 'read'])
+  } finally {
+    await stop(server)
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
+    await admin.end()
+  }
+}
+
+async function jsonServerGroup(): Promise<void> {
+  if (!only.has('json-server')) return
+  const bin = join(ROOT, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js')
+  for (const count of [0, JSON_SERVER_SEED]) {
+    const file = join(work, `json-server-${count}.json`)
+    writeJsonServerDb(file, count)
+    const port = await freePort()
+    const label = count === 0 ? 'json-server create, empty' : `json-server create @${count / 1000}k`
+    let server: ServerProcess | undefined
+    try {
+      server = await track(
+        startProcess({
+          name: 'json-server',
+          args: [bin, '--host', '127.0.0.1', '--port', String(port), '--quiet', file],
+          env: { NODE_ENV: 'production' },
+          port,
+          readyPath: '/pets?_limit=1',
+        }),
+      )
+      const target = server
+      await runCase(
+        {
+          id: `json-server.create-${count}`,
+          label,
+          group: 'json-server',
+          request: 'POST /pets (form)',
+          petsBefore: count,
+        },
+        // At 50k pets each create rewrites a ~10 MB file: a round must last many answers
+        // long, and a warm-up would only leave a queue behind.
+        () =>
+          run(
+            target,
+            createRequests('', '/pets'),
+            '/pets?_limit=1',
+            count === 0 ? {} : { warmupSeconds: 0, seconds: Math.max(10, timing.seconds * 2) },
+          ),
+      )
+    } finally {
+      await stop(server)
+    }
+  }
+}
+
+function machine(): Report['machine'] {
+  const model = cpus()[0]?.model ?? 'unknown'
+  return {
+    cpus: cpus().length,
+    cpuModel: model.trim(),
+    node: process.versions.node,
+    os: `${process.platform} ${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()}`,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+  } catch {
+    return 'unknown'
+  }
+}
+
+const TARGETS: Record<string, number> = {
+  'sqlite.create': 0.25,
+  'sqlite.read': 0.5,
+  'sqlite.update': 0.2,
+  'sqlite.list': 0.3,
+  'postgres.create': 0.12,
+}
+
+function checks(): Check[] {
+  const byId = new Map(cases.map((c) => [c.id, c]))
+  const ran = (id: string) => {
+    const c = byId.get(id)
+    return c?.rps === undefined ? undefined : c
+  }
+  const out: Check[] = []
+  const ratio = (n: number | undefined) => (n === undefined ? 'not measured' : `${n.toFixed(3)}×`)
+  for (const [id, target] of Object.entries(TARGETS)) {
+    const c = ran(id)
+    out.push({
+      name: `${byId.get(id)?.label ?? id} vs bare`,
+      target: `≥ ${target}×`,
+      value: ratio(c?.ratio),
+      met: c?.ratio === undefined ? null : c.ratio >= target,
+    })
+  }
+  const service = cases.filter(
+    (c) => ['sqlite', 'sqlite-1m', 'postgres'].includes(c.group) && c.rps !== undefined,
+  )
+  const worstP99 = service.reduce<CaseRecord | undefined>(
+    (w, c) => (w === undefined || (c.p99Ms ?? 0) > (w.p99Ms ?? 0) ? c : w),
+    undefined,
+  )
+  out.push({
+    name: 'p99 at 50 connections (worst service case)',
+    target: '≤ 10 ms',
+    value: worstP99 === undefined ? 'not measured' : `${worstP99.p99Ms?.toFixed(2)} ms (${worstP99.label})`,
+    met: worstP99 === undefined ? null : (worstP99.p99Ms ?? 0) <= 10,
+  })
+  const peak = Math.max(0, ...service.map((c) => c.peakRssMb ?? 0))
+  out.push({
+    name: 'peak RSS of the service',
+    target: '≤ 200 MB',
+    value: service.length ? `${peak.toFixed(0)} MB` : 'not measured',
+    met: service.length ? peak <= 200 : null,
+  })
+  for (const kind of ['create', 'read', 'list']) {
+    const at0 = ran(`sqlite.${kind}`)
+    const at1m = ran(`sqlite-1m.${kind}`)
+    const value = at0 && at1m ? (at1m.rps ?? 0) / (at0.rps ?? 1) : undefined
+    out.push({
+      name: `${kind} at 1M pets vs at 0`,
+      target: '≥ 0.85×',
+      value: ratio(value),
+      met: value === undefined ? null : value >= 0.85,
+    })
+  }
+  const create = ran('sqlite.create')
+  for (const [count, target] of [
+    [0, 25],
+    [JSON_SERVER_SEED, 200],
+  ] as const) {
+    const peer = ran(`json-server.create-${count}`)
+    const value = create && peer ? (create.rps ?? 0) / (peer.rps ?? 1) : undefined
+    out.push({
+      name: `create vs json-server ${count === 0 ? 'on an empty file' : `at ${count / 1000}k pets`}`,
+      target: `≥ ${target}×`,
+      value: value === undefined ? 'not measured' : `${value.toFixed(1)}×`,
+      met: value === undefined ? null : value >= target,
+    })
+  }
+  const errors = cases.reduce((sum, c) => sum + (c.errors ?? 0), 0)
+  out.push({
+    name: 'errors (socket errors, timeouts, non-2xx) over all cases',
+    target: '0',
+    value: String(errors),
+    met: errors === 0,
+  })
+  return out
+}
+
+async function main(): Promise<void> {
+  log(
+    `bench (${mode}): warm-up ${timing.warmupSeconds} s, then ${timing.rounds} × ${timing.seconds} s per case at ${CONNECTIONS} connections; work dir ${work}`,
+  )
+  const load = loadavg()
+  bare = await track(startBare())
+  await measureBare()
+  await sqliteGroups()
+  await postgresGroup()
+  await jsonServerGroup()
+  await stop(bare)
+
+  const bareRps = median(bareSamples)
+  for (const c of cases) {
+    const target = TARGETS[c.id]
+    if (target !== undefined) c.targetRatio = target
+  }
+  const report: Report = {
+    date: new Date().toISOString(),
+    mode,
+    commit: gitCommit(),
+    machine: machine(),
+    timing: { ...timing, connections: CONNECTIONS },
+    bare: { rps: bareRps, samples: bareSamples },
+    loadAverage: { start: load, end: loadavg() },
+    cases,
+    checks: checks(),
+    totalSeconds: Math.round((Date.now() - startedAt) / 1000),
+  }
+  mkdirSync(args.out, { recursive: true })
+  writeFileSync(join(args.out, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(args.out, 'chart.svg'), svgChart(report))
+  const markdown = markdownReport(report)
+  writeFileSync(join(args.out, 'latest.md'), `${markdown}\n`)
+  process.stdout.write(
+    `\n${markdown}\n\nbare node:http: ${bareRps.toFixed(0)} req/s (median of ${bareSamples.length} rounds); load average ${load.map((l) => l.toFixed(1)).join(' ')} at the start\n`,
+  )
+  log(`wrote ${join(args.out, 'latest.json')}, chart.svg and latest.md`)
+  const errors = cases.some((c) => (c.errors ?? 0) > 0 || c.failed !== undefined)
+  if (errors) process.exitCode = 1
+}
+
+async function cleanUp(): Promise<void> {
+  await Promise.all([...running].map((s) => s.stop()))
+  rmSync(work, { recursive: true, force: true })
+}
+
+process.once('SIGINT', () => {
+  cleanUp().finally(() => process.exit(130))
+})
+main()
+  .catch((error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+  .finally(cleanUp)

@@ -1,0 +1,139 @@
+import { fileURLToPath } from 'node:url'
+import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BIN = fileURLToPath(new URL('../bin/pet-service.js', import.meta.url))
+export const BENCH_ACCOUNT = 'bench@example.com'
+
+/** Production settings, except the rate limit (off, or it would be what we measure). */
+export function serviceEnv(databaseUrl: string, port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_RPS: '0',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+  }
+}
+
+/** `node bin/pet-service.js serve`, the way production runs it. */
+export async function startService(databaseUrl: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const port = await freePort()
+  return startProcess({
+    name: 'pet-service',
+    args: [...nodeArgs, BIN, 'serve'],
+    env: serviceEnv(databaseUrl, port),
+    port,
+    readyPath: '/readyz',
+    cwd: ROOT,
+  })
+}
+
+/** The bare node:http reference, same Node and loader as the service. */
+export async function startBare(): Promise<ServerProcess> {
+  const port = await freePort()
+  return startProcess({
+    name: 'bare node:http',
+    args: ['--import', 'tsx', fileURLToPath(new URL('./bare-server.ts', import.meta.url))],
+    env: { NODE_ENV: 'production', PORT: String(port) },
+    port,
+    readyPath: '/',
+    cwd: ROOT,
+  })
+}
+
+export async function adminCli(databaseUrl: string, args: string[]): Promise<string> {
+  return runNode([BIN, ...args], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' })
+}
+
+/** An unrestricted API key of the bench account, made with the admin CLI. */
+export async function createApiKey(databaseUrl: string): Promise<string> {
+  const out = await adminCli(databaseUrl, ['keys', 'create', '--account', BENCH_ACCOUNT, '--json'])
+  const parsed = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { api_key?: string }
+  if (parsed.api_key === undefined) throw new Error(`keys create printed no api_key: ${out}`)
+  return parsed.api_key
+}
+
+export function basicAuth(user: string, password = ''): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+}
+
+/** Which of the endpoints the cases need the running service offers (from its OpenAPI). */
+export interface Capabilities {
+  v2Read: boolean
+  v2Update: boolean
+  oauthToken: boolean
+}
+
+export async function probeCapabilities(baseUrl: string): Promise<Capabilities> {
+  const response = await fetch(`${baseUrl}/openapi.json`)
+  const doc = response.ok
+    ? ((await response.json()) as { paths?: Record<string, Record<string, unknown>> })
+    : {}
+  const paths = doc.paths ?? {}
+  const v2Item = Object.entries(paths).find(([path]) => /^\/v2\/pet\/\{[^}]+\}$/.test(path))?.[1]
+  const token = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  })
+  await token.arrayBuffer()
+  return {
+    v2Read: v2Item?.get !== undefined,
+    v2Update: paths['/v2/pet']?.put !== undefined,
+    // Without credentials the endpoint answers 400/401; 404 means it is not there.
+    oauthToken: token.status !== 404,
+  }
+}
+
+export interface OAuthClient {
+  clientId: string
+  clientSecret: string
+}
+
+/** An OAuth client of the bench account allowed to read and write pets, from the admin CLI. */
+export async function createOAuthClient(databaseUrl: string): Promise<OAuthClient> {
+  const out = await adminCli(databaseUrl, [
+    'clients',
+    'create',
+    '--account',
+    BENCH_ACCOUNT,
+    '--scope',
+    'read:pets write:pets',
+    '--json',
+  ])
+  const client = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
+    client_id?: string
+    client_secret?: string
+  }
+  if (client.client_id === undefined || client.client_secret === undefined) {
+    throw new Error(`clients create printed no client_id/client_secret: ${out}`)
+  }
+  return { clientId: client.client_id, clientSecret: client.client_secret }
+}
+
+/** An access token from the client-credentials grant; throws with the server's answer. */
+export async function fetchBearerToken(baseUrl: string, client: OAuthClient): Promise<string> {
+  const response = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(encodeURIComponent(client.clientId), encodeURIComponent(client.clientSecret)),
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read:pets write:pets' }).toString(),
+  })
+  const text = await response.text()
+  const body = (text.startsWith('{') ? JSON.parse(text) : {}) as { access_token?: string }
+  if (!response.ok || body.access_token === undefined) {
+    throw new Error(`POST /oauth/token answered ${response.status}: ${text.slice(0, 300)}`)
+  }
+  return body.access_token
+}
+
+/** The newest pet id of the account (ids run from 1 in a fresh database). */
+export async function newestPetId(baseUrl: string, authorization: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/v1/pet?limit=1`, { headers: { authorization } })
+  const body = (await response.json()) as { data?: { id: number }[] }
+  return body.data?.[0]?.id ?? 0
+}
