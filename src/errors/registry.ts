@@ -106,7 +106,8 @@ export const ERRORS = {
   concurrent_change: {
     status: 409,
     title: 'Concurrent change',
-    description: 'Another request changed related data at the same moment; nothing was changed. Retry the request.',
+    description:
+      'Another request changed related data at the same moment; nothing was changed. Retry the request.',
   },
   // 412
   precondition_failed: {

@@ -151,7 +151,7 @@ describeDb('failed authentication limit', () => {
     const t = await createTestApp()
     try {
       const statuses: number[] = []
-      let last
+      let last: Awaited<ReturnType<typeof t.app.inject>> | undefined
       for (let i = 0; i < 35; i++) {
         last = await t.app.inject({
           method: 'GET',
