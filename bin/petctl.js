@@ -1,8 +1,3 @@
 #!/usr/bin/env node
-// petctl, the Pet Service command line, built on the TypeScript client (clients/typescript).
-// The sources are TypeScript, run through tsx's loader, so no build step is needed.
-import { register } from 'tsx/esm/api'
-
-register()
-const { main } = await import('../cli/petctl/main.ts')
-await main(process.argv.slice(2))
+// petctl (see cli/petctl.js): the repo's bin, for `npm link` and `npm install -g .`.
+import '../cli/petctl.js'
