@@ -45,8 +45,8 @@
     const meter = document.getElementById(input.dataset.strength)
     const text = document.getElementById(`${input.dataset.strength}-text`)
     if (!meter || !text) continue
-    meter.hidden = false
     input.addEventListener('input', () => {
+      meter.hidden = input.value === ''
       const s = input.value.length < 10 ? 0 : score(input.value)
       meter.className = `meter s${input.value === '' ? 0 : Math.max(1, s)}`
       text.textContent = input.value === '' ? '' : `Strength: ${words[s]}`

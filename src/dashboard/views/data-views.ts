@@ -1,5 +1,6 @@
 import type { Pet } from '../../pets/pet.ts'
 import { PET_STATUSES } from '../../pets/pet-status.ts'
+import { toPetV1 } from '../../pets/pet-views.ts'
 import type { User } from '../../users/user.ts'
 import { type Html, html } from '../html.ts'
 import { examples } from './examples.ts'
@@ -171,7 +172,7 @@ ${pageLinks('/dashboard/pets', { status: f.status, species: f.species, owner: f.
 }
 
 function jsonText(value: unknown): string {
-  return JSON.stringify(value)
+  return JSON.stringify(value, null, 2)
 }
 
 export function petPage(input: Common & { pet: Pet; owner: User | undefined; baseUrl: string }): string {
@@ -218,8 +219,8 @@ export function petPage(input: Common & { pet: Pet; owner: User | undefined; bas
   <h2 id="api-h">In the API</h2>
   <p class="lead">Fetch this pet with your key:</p>
   <div class="code"><pre id="pet-curl"><code>curl -u $PET_SERVICE_KEY: ${input.baseUrl}/v1/pet/${p.id}</code></pre><button type="button" class="btn-copy" data-copy="pet-curl" hidden>Copy</button></div>
-  <p class="lead">As stored (v1 JSON):</p>
-  <div class="code"><pre><code>${jsonText({ id: p.id, object: 'pet', name: p.name, owner_id: p.ownerId, species: p.species, breed: p.breed, status: p.status, version: p.version })}</code></pre></div>
+  <p class="lead">What <code>GET /v1/pet/${p.id}</code> answers:</p>
+  <div class="code"><pre><code>${jsonText(toPetV1(p))}</code></pre></div>
 </section>
 </div>`,
   })

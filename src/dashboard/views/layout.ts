@@ -62,7 +62,7 @@ export function appPage(page: AppPage): string {
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <div class="shell">
-<aside class="sidebar">
+<aside class="sidebar"><div class="sidebar-inner">
   <a class="brand" href="/dashboard">${LOGO}<span>Pet Service<small>Dashboard</small></span></a>
   <nav aria-label="Dashboard">
     <ul class="nav">
@@ -79,7 +79,7 @@ export function appPage(page: AppPage): string {
       <button class="btn secondary small" type="submit">${icon('out')}Sign out</button>
     </form>
   </div>
-</aside>
+</div></aside>
 <main id="main" tabindex="-1">
   <header class="page-head">
     <div>
