@@ -12,13 +12,9 @@ import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } fr
 import { deleteOtherSessions } from '../dashboard-repository.ts'
 import { checkPasswordStrength } from '../password-strength.ts'
 import { endSession, startSession } from '../sessions.ts'
+import { attemptSignIn, minutesText } from '../sign-in.ts'
 import { checkSignIn, checkSignUp, recordSignInAttempt, type SignInLimits } from '../sign-in-limits.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
-
-function minutes(seconds: number): string {
-  const m = Math.ceil(seconds / 60)
-  return m <= 1 ? 'a minute' : `${m} minutes`
-}
 
 function userAgent(request: FastifyRequest): string | undefined {
   return request.headers['user-agent']
@@ -28,8 +24,6 @@ function userAgent(request: FastifyRequest): string | undefined {
 export function accountRoutes(limits: SignInLimits) {
   return async (app: FastifyInstance): Promise<void> => {
     const db = app.deps.db
-    // Unknown emails are checked against this, so they take as long as known ones.
-    const dummyHash = await hashPassword('no account has this password')
     const publicRoute = { config: { dashboardPublic: true } }
 
     app.get('/sign-in', publicRoute, async (request, reply) => {
@@ -61,20 +55,16 @@ export function accountRoutes(limits: SignInLimits) {
           status,
         )
       if (!isEmail(email) || password === '') return again(400, 'Enter your email and password.')
-      const decision = await checkSignIn(db, limits, { email, ip: request.ip })
-      if (!decision.allowed) {
-        reply.header('retry-after', String(decision.retryAfterSeconds))
+      const outcome = await attemptSignIn(db, { email, password, ip: request.ip }, limits)
+      if (outcome.kind === 'limited') {
+        reply.header('retry-after', String(outcome.retryAfterSeconds))
         return again(
           429,
-          `Too many failed sign-in attempts. For your security, try again in ${minutes(decision.retryAfterSeconds)}.`,
+          `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`,
         )
       }
-      const account = await findAccountByEmail(db, email)
-      const valid = await verifyPassword(password, account?.password_hash ?? dummyHash)
-      const succeeded = valid && account !== undefined && account.password_hash !== null
-      await recordSignInAttempt(db, { kind: 'sign_in', email, ip: request.ip, succeeded })
-      if (!succeeded) return again(401, 'That email and password do not match an account.')
-      await startSession(db, reply, account.id, userAgent(request))
+      if (outcome.kind === 'invalid') return again(401, 'That email and password do not match an account.')
+      await startSession(db, reply, outcome.accountId, userAgent(request))
       return reply.redirect(next ?? '/dashboard', 303)
     })
 
@@ -172,7 +162,7 @@ export function accountRoutes(limits: SignInLimits) {
         reply.header('retry-after', String(decision.retryAfterSeconds))
         return again(
           429,
-          `Too many wrong passwords. Try again in ${minutes(decision.retryAfterSeconds)}.`,
+          `Too many wrong passwords. Try again in ${minutesText(decision.retryAfterSeconds)}.`,
           'current_password',
         )
       }
