@@ -18,7 +18,9 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/ra
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
+import { registerOAuth } from './oauth/oauth-server.ts'
 import { v1PetRoutes } from './pets/v1-pet-routes.ts'
+import { registerV2Api } from './pets/v2-api.ts'
 import { v1UserRoutes } from './users/v1-user-routes.ts'
 
 /** What routes need, built once per app and shared. */
@@ -120,6 +122,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     { prefix: '/v1' },
   )
+  // OAuth 2.0 authorisation server (/oauth/*) and the Petstore-compatible v2 API (issue 3).
+  const oauth = await registerOAuth(app, { config, db: database.db })
+  await registerV2Api(app, {
+    oauth,
+    keys,
+    ...(limiters.account === null ? {} : { rateLimit: accountRateLimit(limiters.account) }),
+  })
   return app
 }
 

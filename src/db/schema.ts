@@ -12,6 +12,10 @@ export interface Database {
   pets: PetsTable
   events: EventsTable
   idempotency_keys: IdempotencyKeysTable
+  oauth_clients: OAuthClientsTable
+  oauth_store: OAuthStoreTable
+  oauth_revocations: OAuthRevocationsTable
+  oauth_keys: OAuthKeysTable
   dashboard_sessions: DashboardSessionsTable
   sign_in_attempts: SignInAttemptsTable
 }
@@ -51,6 +55,13 @@ export interface UsersTable {
   version: number
   created_at: string
   updated_at: string
+  /** Petstore v2 fields (null when never set). */
+  username: string | null
+  first_name: string | null
+  last_name: string | null
+  /** scrypt hash of the v2 `password`; the password itself is never stored. */
+  password_hash: string | null
+  user_status: number | null
 }
 
 export interface PetsTable {
@@ -67,6 +78,8 @@ export interface PetsTable {
   category: string | null
   /** JSON array of {id?, name?}, or null when never set. */
   tags: string | null
+  /** 1 when the last v2 write left `status` out: v2 reads omit it (v1 still shows it). */
+  status_omitted: Generated<number>
   version: number
   created_at: string
   updated_at: string
@@ -117,6 +130,48 @@ export interface SignInAttemptsTable {
   ip: string
   /** 1 or 0 (portable across dialects). */
   succeeded: number
+  created_at: string
+}
+
+/** OAuth clients; each belongs to one account. */
+export interface OAuthClientsTable {
+  client_id: string
+  account_id: string
+  name: string
+  /** SHA-256 of the client secret, hex. The secret itself is never stored. */
+  secret_hash: string
+  /** JSON array of redirect URIs (empty: client credentials only). */
+  redirect_uris: string
+  /** Space-separated scopes the client may ask for. */
+  scopes: string
+  created_at: string
+}
+
+/** oidc-provider's storage: every model (Session, Grant, RefreshToken, …) in one table. */
+export interface OAuthStoreTable {
+  model: string
+  id: string
+  /** JSON payload as the provider gave it. */
+  payload: string
+  grant_id: string | null
+  uid: string | null
+  expires_at: string | null
+  consumed_at: string | null
+}
+
+/** Revoked JWT access tokens, grants and clients (`jti:…`, `grant:…`, `client:…`) until their tokens expire. */
+export interface OAuthRevocationsTable {
+  seq: Generated<number>
+  subject: string
+  expires_at: string
+  created_at: string
+}
+
+/** The authorisation server's signing and cookie keys, shared by every instance. */
+export interface OAuthKeysTable {
+  id: string
+  /** JSON: a private JWK, or a list of cookie secrets. */
+  value: string
   created_at: string
 }
 

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { SCOPES } from '../auth/scopes.ts'
 import { Problem } from '../schemas/common.ts'
 
 /**
@@ -31,11 +32,40 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
             scheme: 'bearer',
             description: 'Your API key (pet_sk_…) as a bearer token: `Authorization: Bearer pet_sk_...`.',
           },
+          // v2 (Swagger Petstore names): OAuth 2.0 with JWT access tokens, or the `api_key` header.
+          petstore_auth: {
+            type: 'oauth2',
+            description:
+              'OAuth 2.0 (RFC 6749/OAuth 2.1): authorization code with PKCE S256, client credentials (client secret via HTTP Basic), rotating refresh tokens. Metadata at /.well-known/oauth-authorization-server.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/oauth/authorize',
+                tokenUrl: '/oauth/token',
+                refreshUrl: '/oauth/token',
+                scopes: { ...SCOPES },
+              },
+              clientCredentials: {
+                tokenUrl: '/oauth/token',
+                refreshUrl: '/oauth/token',
+                scopes: { ...SCOPES },
+              },
+            },
+          },
+          api_key: {
+            type: 'apiKey',
+            name: 'api_key',
+            in: 'header',
+            description:
+              'Your API key (pet_sk_…) in the `api_key` header; v2 takes it where the Petstore does (get and delete a pet, the inventory).',
+          },
         },
       },
       tags: [
         { name: 'Pets (v1)', description: 'Create and manage pets with an API key.' },
         { name: 'Users (v1)', description: 'Pet owners in your account.' },
+        { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
+        { name: 'store', description: 'v2: the inventory of your pets by status.' },
+        { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },
         { name: 'Operations', description: 'Health, readiness and error descriptions.' },
       ],
     },

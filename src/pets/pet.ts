@@ -24,6 +24,8 @@ export interface Pet {
   category: Category | null
   /** null: never set (v2 leaves the field out; v1 shows []). */
   tags: Tag[] | null
+  /** True when the last v2 write left `status` out: v2 reads omit it (v1 still shows it). */
+  statusOmitted: boolean
   version: number
   createdAt: string
   updatedAt: string
@@ -39,4 +41,5 @@ export interface PetFields {
   photoUrls?: string[]
   category?: Category | null
   tags?: Tag[] | null
+  statusOmitted?: boolean
 }

@@ -17,6 +17,7 @@ function toPet(row: PetRow): Pet {
     photoUrls: JSON.parse(row.photo_urls) as string[],
     category: row.category === null ? null : (JSON.parse(row.category) as Pet['category']),
     tags: row.tags === null ? null : (JSON.parse(row.tags) as Pet['tags']),
+    statusOmitted: row.status_omitted === 1,
     version: row.version,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -34,6 +35,7 @@ function toColumns(fields: PetFields): Partial<Insertable<PetsTable>> {
   if (fields.category !== undefined)
     out.category = fields.category === null ? null : JSON.stringify(fields.category)
   if (fields.tags !== undefined) out.tags = fields.tags === null ? null : JSON.stringify(fields.tags)
+  if (fields.statusOmitted !== undefined) out.status_omitted = fields.statusOmitted ? 1 : 0
   return out
 }
 
@@ -55,6 +57,7 @@ export async function insertPet(
       photo_urls: JSON.stringify(fields.photoUrls ?? []),
       category: fields.category == null ? null : JSON.stringify(fields.category),
       tags: fields.tags == null ? null : JSON.stringify(fields.tags),
+      status_omitted: fields.statusOmitted ? 1 : 0,
       version: 1,
       created_at: at,
       updated_at: at,
@@ -168,4 +171,63 @@ export async function countPetsByStatus(db: Db, accountId: string): Promise<Reco
     .groupBy('status')
     .execute()
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+}
+
+/** Every pet of the account in one of `statuses`, oldest first, at most `limit` (v2 findByStatus). */
+export async function findPetsByStatus(
+  db: Db,
+  accountId: string,
+  statuses: PetStatus[],
+  limit: number,
+): Promise<Pet[]> {
+  const rows = await db
+    .selectFrom('pets')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', 'in', statuses)
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute()
+  return rows.map(toPet)
+}
+
+/**
+ * Pets carrying a tag with one of `names`, oldest first, at most `limit` (v2 findByTags). Tags
+ * are JSON text on both dialects: a LIKE narrows the rows, the exact match is made on the parsed
+ * tags.
+ */
+export async function findPetsByTags(
+  db: Db,
+  accountId: string,
+  names: string[],
+  limit: number,
+): Promise<Pet[]> {
+  const wanted = new Set(names)
+  // `%` and `_` in a name only widen the LIKE; a backslash means different things to the two
+  // dialects' LIKE, so such a search reads every pet of the account instead.
+  const prefilter = !names.some((n) => n.includes('\\'))
+  const out: Pet[] = []
+  let after = 0
+  for (;;) {
+    const rows = await db
+      .selectFrom('pets')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '>', after)
+      .$if(prefilter, (q) =>
+        q.where((eb) =>
+          eb.or(names.map((name) => eb('tags', 'like', `%${JSON.stringify({ name }).slice(1, -1)}%`))),
+        ),
+      )
+      .orderBy('id', 'asc')
+      .limit(500)
+      .execute()
+    for (const row of rows) {
+      const pet = toPet(row)
+      if (pet.tags?.some((t) => t.name !== undefined && wanted.has(t.name))) out.push(pet)
+      if (out.length >= limit) return out
+    }
+    if (rows.length < 500) return out
+    after = rows[rows.length - 1]!.id
+  }
 }

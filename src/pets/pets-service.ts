@@ -69,6 +69,7 @@ const COMPARED: (keyof PetFields)[] = [
   'photoUrls',
   'category',
   'tags',
+  'statusOmitted',
 ]
 
 /** The fields whose value would change, with their previous values. */
@@ -108,7 +109,9 @@ export async function updatePet(
       const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
       if (updated === undefined) return undefined
       const previousV1 = Object.fromEntries(
-        Object.entries(previous).map(([key, value]) => [V1_NAMES[key], value]),
+        Object.entries(previous)
+          .filter(([key]) => V1_NAMES[key] !== undefined)
+          .map(([key, value]) => [V1_NAMES[key], value]),
       )
       await recordEvent(db, {
         accountId,
@@ -153,4 +156,5 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
   })
 }
 
+export { countPetsByStatus, findPetsByStatus, findPetsByTags } from './pets-repository.ts'
 export { listPets, type PetListQuery }

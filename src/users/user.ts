@@ -8,12 +8,26 @@ export interface User {
   version: number
   createdAt: string
   updatedAt: string
+  /** Internal sequence number; the v2 (Petstore) API shows it as the int64 user id. */
+  seq: number
+  /** Petstore v2 fields; null when never set. */
+  username: string | null
+  firstName: string | null
+  lastName: string | null
+  /** scrypt hash of the v2 `password`; never shown. */
+  passwordHash: string | null
+  userStatus: number | null
 }
 
 export interface UserFields {
   name?: string
   email?: string | null
   phone?: string | null
+  username?: string | null
+  firstName?: string | null
+  lastName?: string | null
+  passwordHash?: string | null
+  userStatus?: number | null
 }
 
 export interface UserV1 {

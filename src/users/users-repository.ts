@@ -1,10 +1,16 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Updateable } from 'kysely'
 import type { Db, UsersTable } from '../db/schema.ts'
 import { newId } from '../lib/ids.ts'
 import type { User, UserFields } from './user.ts'
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
+    seq: row.seq,
+    username: row.username,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    passwordHash: row.password_hash,
+    userStatus: row.user_status,
     id: row.id,
     accountId: row.account_id,
     name: row.name,
@@ -26,7 +32,25 @@ const COLUMNS = [
   'version',
   'created_at',
   'updated_at',
+  'username',
+  'first_name',
+  'last_name',
+  'password_hash',
+  'user_status',
 ] as const
+
+function toColumns(fields: UserFields): Updateable<UsersTable> {
+  const out: Updateable<UsersTable> = {}
+  if (fields.name !== undefined) out.name = fields.name
+  if (fields.email !== undefined) out.email = fields.email
+  if (fields.phone !== undefined) out.phone = fields.phone
+  if (fields.username !== undefined) out.username = fields.username
+  if (fields.firstName !== undefined) out.first_name = fields.firstName
+  if (fields.lastName !== undefined) out.last_name = fields.lastName
+  if (fields.passwordHash !== undefined) out.password_hash = fields.passwordHash
+  if (fields.userStatus !== undefined) out.user_status = fields.userStatus
+  return out
+}
 
 export async function insertUser(
   db: Db,
@@ -42,6 +66,11 @@ export async function insertUser(
       name: fields.name,
       email: fields.email ?? null,
       phone: fields.phone ?? null,
+      username: fields.username ?? null,
+      first_name: fields.firstName ?? null,
+      last_name: fields.lastName ?? null,
+      password_hash: fields.passwordHash ?? null,
+      user_status: fields.userStatus ?? null,
       version: 1,
       created_at: at,
       updated_at: at,
@@ -71,7 +100,7 @@ export async function updateUserAtVersion(
 ): Promise<User | undefined> {
   const row = await db
     .updateTable('users')
-    .set({ ...fields, version: version + 1, updated_at: at })
+    .set({ ...toColumns(fields), version: version + 1, updated_at: at })
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('version', '=', version)
@@ -93,6 +122,17 @@ export async function deleteUserAtVersion(
     .where('version', '=', version)
     .executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+/** The user whose internal sequence number (the v2 id) is `seq`. */
+export async function findUserBySeq(db: Db, accountId: string, seq: number): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(COLUMNS)
+    .where('seq', '=', seq)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toUser(row)
 }
 
 async function seqOf(db: Db, accountId: string, id: string): Promise<number | undefined> {

@@ -15,6 +15,23 @@ import {
   updateUserAtVersion,
 } from './users-repository.ts'
 
+const USER_FIELDS = [
+  'name',
+  'email',
+  'phone',
+  'username',
+  'firstName',
+  'lastName',
+  'passwordHash',
+  'userStatus',
+] as const
+
+const EVENT_NAMES: Partial<Record<string, string>> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  userStatus: 'user_status',
+}
+
 function userNotFound(id: string): ApiError {
   return new ApiError('user_not_found', `No user with id ${JSON.stringify(id)} exists in your account.`, {
     param: 'id',
@@ -52,11 +69,12 @@ export async function updateUser(
     write: async (current) => {
       const changes: UserFields = {}
       const previous: Record<string, unknown> = {}
-      for (const key of ['name', 'email', 'phone'] as const) {
+      for (const key of USER_FIELDS) {
         const next = fields[key]
         if (next === undefined || next === current[key]) continue
         ;(changes as Record<string, unknown>)[key] = next
-        previous[key] = current[key]
+        // Never copy a password hash into an event; other names as stored (snake_case).
+        if (key !== 'passwordHash') previous[EVENT_NAMES[key] ?? key] = current[key]
       }
       if (Object.keys(changes).length === 0) return current
       const at = nowIso()

@@ -208,6 +208,200 @@ export interface paths {
     patch: operations['updateUser']
     trace?: never
   }
+  '/v2/pet': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /**
+     * Update an existing pet
+     * @description Replaces the Petstore fields of the pet named by `id` (absent `category`, `tags`, `status` are cleared from the v2 view); `ownerId`, `species` and `breed` change only when sent. 400 "Invalid ID supplied", 404 "Pet not found", 422 "Validation exception" with `errors`. Takes `If-Match`.
+     */
+    put: operations['updatePet']
+    /**
+     * Add a new pet to the store
+     * @description Answers 200 with the pet as stored (the Petstore declares 200). Its `id` is assigned.
+     */
+    post: operations['addPet']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/pet/findByStatus': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Finds pets by status
+     * @description Repeat `status` or send a comma-separated list. Oldest first, at most 1000.
+     */
+    get: operations['findPetsByStatus']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/pet/findByTags': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Finds pets by tags
+     * @description Pets with at least one of the tag names. Repeat `tags` or send a comma-separated list. Oldest first, at most 1000.
+     */
+    get: operations['findPetsByTags']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/pet/{petId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Find pet by ID
+     * @description Takes an OAuth token or an API key in the `api_key` header.
+     */
+    get: operations['getPetById']
+    put?: never
+    /** Updates a pet in the store with form data */
+    post: operations['updatePetWithForm']
+    /**
+     * Deletes a pet
+     * @description Takes an OAuth token or an API key in the `api_key` header, and `If-Match`.
+     */
+    delete: operations['deletePet']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/pet/{petId}/uploadImage': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * uploads an image
+     * @description Multipart field `file`: a JPEG, PNG, GIF or WebP image of at most 10 MiB. It is stored and its URL added to the pet's photoUrls.
+     */
+    post: operations['uploadFile']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/images/{name}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * An uploaded pet image
+     * @description Public: image names are unguessable, like the photo URLs that carry them.
+     */
+    get: operations['getPetImage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/store/inventory': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Returns pet inventories by status
+     * @description A map of status to the number of your pets in it. Takes an API key in `api_key`, or an OAuth token.
+     */
+    get: operations['getInventory']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Create user
+     * @description Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown.
+     */
+    post: operations['createUserV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user/{userId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get user by id */
+    get: operations['getUserById']
+    /**
+     * Updated user
+     * @description Replaces the Petstore fields; `password` changes only when sent. Takes `If-Match`.
+     */
+    put: operations['updateUserV2']
+    post?: never
+    /**
+     * Delete user
+     * @description Refused with 409 while pets name the user as their owner.
+     */
+    delete: operations['deleteUserV2']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -231,6 +425,67 @@ export interface components {
       request_id: string
     } & {
       [key: string]: unknown
+    }
+    /** @description Category */
+    Category: {
+      /**
+       * Format: int64
+       * @description Category id.
+       */
+      id?: number
+      name?: string
+    }
+    /** @description Tag */
+    Tag: {
+      /**
+       * Format: int64
+       * @description Tag id.
+       */
+      id?: number
+      name?: string
+    }
+    /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
+    Pet: {
+      /**
+       * Format: int64
+       * @description Assigned by the service.
+       */
+      id: number
+      category?: components['schemas']['Category']
+      /** @example doggie */
+      name: string
+      photoUrls: string[]
+      tags?: components['schemas']['Tag'][]
+      /**
+       * @description pet status in the store
+       * @enum {string}
+       */
+      status?: 'available' | 'pending' | 'sold'
+      /** @description Id of a user of your account (usr_…). */
+      ownerId?: string
+      species?: string
+      breed?: string
+    }
+    ApiResponse: {
+      /** Format: int32 */
+      code: number
+      type: string
+      message: string
+    }
+    /** @description A pet owner in your account, Petstore v2 representation. */
+    User: {
+      /** Format: int64 */
+      id: number
+      username?: string
+      firstName?: string
+      lastName?: string
+      email?: string
+      phone?: string
+      /**
+       * Format: int32
+       * @description User Status
+       */
+      userStatus?: number
     }
   }
   responses: never
@@ -1321,6 +1576,1267 @@ export interface operations {
       }
       /** @description Unsupported Content-Type */
       415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updatePet: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description The pet to update (PUT); ignored by POST, which assigns one.
+           */
+          id?: number
+          /** @description Category */
+          category?: {
+            /**
+             * Format: int64
+             * @description Category id.
+             */
+            id?: number
+            name?: string
+          } | null
+          /** @example doggie */
+          name: string
+          photoUrls: string[]
+          tags?:
+            | {
+                /**
+                 * Format: int64
+                 * @description Tag id.
+                 */
+                id?: number
+                name?: string
+              }[]
+            | null
+          /**
+           * @description pet status in the store
+           * @enum {string|null}
+           */
+          status?: 'available' | 'pending' | 'sold' | null
+          ownerId?: string | null
+          species?: string | null
+          breed?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  addPet: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description The pet to update (PUT); ignored by POST, which assigns one.
+           */
+          id?: number
+          /** @description Category */
+          category?: {
+            /**
+             * Format: int64
+             * @description Category id.
+             */
+            id?: number
+            name?: string
+          } | null
+          /** @example doggie */
+          name: string
+          photoUrls: string[]
+          tags?:
+            | {
+                /**
+                 * Format: int64
+                 * @description Tag id.
+                 */
+                id?: number
+                name?: string
+              }[]
+            | null
+          /**
+           * @description pet status in the store
+           * @enum {string|null}
+           */
+          status?: 'available' | 'pending' | 'sold' | null
+          ownerId?: string | null
+          species?: string | null
+          breed?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  findPetsByStatus: {
+    parameters: {
+      query: {
+        /** @description Status values to consider: repeat the parameter or send a comma-separated list. */
+        status: string[]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet'][]
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  findPetsByTags: {
+    parameters: {
+      query: {
+        /** @description Tags to filter by: repeat the parameter or send a comma-separated list. */
+        tags: string[]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet'][]
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getPetById: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description ID of the pet */
+        petId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updatePetWithForm: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description ID of the pet */
+        petId: number
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description Updated name of the pet */
+          name?: string
+          /**
+           * @description pet status in the store
+           * @enum {string}
+           */
+          status?: 'available' | 'pending' | 'sold'
+        }
+      }
+    }
+    responses: {
+      /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Pet']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deletePet: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        /** @description ID of the pet */
+        petId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiResponse']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  uploadFile: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description ID of the pet */
+        petId: number
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /** @description Additional data to pass to server */
+          additionalMetadata?: string
+          /**
+           * Format: binary
+           * @description file to upload
+           */
+          file?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiResponse']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getPetImage: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        name: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getInventory: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Number of pets in each status. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            [key: string]: number
+          }
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createUserV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description Ignored: the service assigns ids.
+           */
+          id?: number
+          /** @description Username. */
+          username?: string | null
+          /** @description First name. */
+          firstName?: string | null
+          /** @description Last name. */
+          lastName?: string | null
+          /** @description Email. */
+          email?: string | null
+          /** @description Write-only; stored hashed. */
+          password?: string | null
+          phone?: string | null
+          /** Format: int32 */
+          userStatus?: number | null
+        }
+      }
+    }
+    responses: {
+      /** @description A pet owner in your account, Petstore v2 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getUserById: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The user id (an integer on v2). */
+        userId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A pet owner in your account, Petstore v2 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updateUserV2: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        /** @description The user id (an integer on v2). */
+        userId: number
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description Ignored: the service assigns ids.
+           */
+          id?: number
+          /** @description Username. */
+          username?: string | null
+          /** @description First name. */
+          firstName?: string | null
+          /** @description Last name. */
+          lastName?: string | null
+          /** @description Email. */
+          email?: string | null
+          /** @description Write-only; stored hashed. */
+          password?: string | null
+          phone?: string | null
+          /** Format: int32 */
+          userStatus?: number | null
+        }
+      }
+    }
+    responses: {
+      /** @description A pet owner in your account, Petstore v2 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteUserV2: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        /** @description The user id (an integer on v2). */
+        userId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiResponse']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
         headers: {
           [name: string]: unknown
         }

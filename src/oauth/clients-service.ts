@@ -1,0 +1,133 @@
+import type { AdapterPayload } from 'oidc-provider'
+import { ALL_SCOPES, parseScopes, type Scope } from '../auth/scopes.ts'
+import type { Db } from '../db/schema.ts'
+import { sha256Hex } from '../lib/hash.ts'
+import { randomBase62 } from '../lib/ids.ts'
+import { nowIso } from '../lib/time.ts'
+import {
+  type ClientRow,
+  deleteClient,
+  deleteStoredClientArtifacts,
+  findClient,
+  insertClient,
+  listClients,
+} from './clients-repository.ts'
+
+export const CLIENT_ID_PREFIX = 'pet_ci_'
+export const CLIENT_SECRET_PREFIX = 'pet_cs_'
+
+/** What may be shown of a client: never the secret, never its hash. */
+export interface ClientInfo {
+  client_id: string
+  object: 'oauth_client'
+  account_id: string
+  name: string
+  redirect_uris: string[]
+  scopes: Scope[]
+  grant_types: string[]
+  created_at: string
+}
+
+export function toClientInfo(row: ClientRow): ClientInfo {
+  const redirectUris = JSON.parse(row.redirect_uris) as string[]
+  return {
+    client_id: row.client_id,
+    object: 'oauth_client',
+    account_id: row.account_id,
+    name: row.name,
+    redirect_uris: redirectUris,
+    scopes: parseScopes(row.scopes).scopes,
+    grant_types: grantTypes(redirectUris),
+    created_at: row.created_at,
+  }
+}
+
+/** Every client may use client credentials; one with redirect URIs may also use the code flow. */
+function grantTypes(redirectUris: string[]): string[] {
+  return redirectUris.length === 0
+    ? ['client_credentials']
+    : ['client_credentials', 'authorization_code', 'refresh_token']
+}
+
+/** The secret as the provider compares it: its SHA-256 (see client-secret middleware). */
+export function providerSecret(secret: string): string {
+  return sha256Hex(secret)
+}
+
+/**
+ * The metadata oidc-provider sees for a client. `client_secret` is the hash of the real secret:
+ * the middleware in front of the provider hashes what clients present before it compares.
+ */
+export function clientMetadata(row: ClientRow): AdapterPayload {
+  const info = toClientInfo(row)
+  return {
+    client_id: row.client_id,
+    client_secret: row.secret_hash,
+    client_name: row.name,
+    redirect_uris: info.redirect_uris,
+    grant_types: info.grant_types,
+    response_types: info.redirect_uris.length === 0 ? [] : ['code'],
+    scope: info.scopes.join(' '),
+    token_endpoint_auth_method: 'client_secret_basic',
+    account_id: row.account_id,
+  }
+}
+
+export class ClientInputError extends Error {}
+
+export function validateRedirectUri(uri: string): string {
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    throw new ClientInputError(`Redirect URI ${JSON.stringify(uri)} is not an absolute URL.`)
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ClientInputError(`Redirect URI ${uri} must use https (http only for localhost).`)
+  }
+  if (url.hash !== '') throw new ClientInputError(`Redirect URI ${uri} must not have a fragment.`)
+  return uri
+}
+
+export async function createClient(
+  db: Db,
+  input: { accountId: string; name?: string; scopes?: Scope[]; redirectUris?: string[] },
+): Promise<{ clientSecret: string; info: ClientInfo }> {
+  const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBase62(40)}`
+  const row: ClientRow = {
+    client_id: `${CLIENT_ID_PREFIX}${randomBase62(24)}`,
+    account_id: input.accountId,
+    name: input.name?.trim() || 'OAuth client',
+    secret_hash: providerSecret(clientSecret),
+    redirect_uris: JSON.stringify((input.redirectUris ?? []).map(validateRedirectUri)),
+    scopes: (input.scopes === undefined || input.scopes.length === 0 ? ALL_SCOPES : input.scopes).join(' '),
+    created_at: nowIso(),
+  }
+  await insertClient(db, row)
+  return { clientSecret, info: toClientInfo(row) }
+}
+
+export async function listClientsOfAccount(db: Db, accountId: string): Promise<ClientInfo[]> {
+  return (await listClients(db, accountId)).map(toClientInfo)
+}
+
+/**
+ * Deletes a client, its stored grants and refresh tokens, and (through `onDeleted`) records it
+ * as revoked so its unexpired JWT access tokens are refused too.
+ */
+export async function removeClient(
+  db: Db,
+  clientId: string,
+  options: { accountId?: string; onDeleted?: (clientId: string) => Promise<void> } = {},
+): Promise<boolean> {
+  const deleted = await db.transaction().execute(async (trx) => {
+    if (!(await deleteClient(trx, clientId, options.accountId))) return false
+    await deleteStoredClientArtifacts(trx, clientId)
+    return true
+  })
+  if (deleted) await options.onDeleted?.(clientId)
+  return deleted
+}
+
+export { findClient }

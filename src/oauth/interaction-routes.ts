@@ -1,0 +1,175 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type Provider from 'oidc-provider'
+import { findAccountByEmail, findAccountById } from '../accounts/accounts-repository.ts'
+import { verifyPassword } from '../accounts/passwords.ts'
+import { isScope, type Scope } from '../auth/scopes.ts'
+import type { Db } from '../db/schema.ts'
+import { renderConsentPage, renderErrorPage, renderSignInPage } from './interaction-pages.ts'
+import { OAUTH_MOUNT } from './provider.ts'
+
+type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>
+
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  // The dashboard's stylesheet and script (src/oauth/interaction-pages.ts uses its layout). No
+  // form-action: Chrome applies it to the redirect back to the client after consent.
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+  'referrer-policy': 'no-referrer',
+}
+
+const Params = Type.Object({ uid: Type.String({ maxLength: 100 }) })
+const SignInBody = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  password: Type.Optional(Type.String({ maxLength: 1000 })),
+})
+
+/**
+ * The sign-in and consent steps of `/oauth/authorize` (oidc-provider "interactions"). The
+ * provider's interaction cookie ties each step to the browser that started it, which is also
+ * what stops a forged form post: another site cannot know the uid and send the cookie with it.
+ */
+export async function registerInteractionRoutes(
+  fastify: FastifyInstance,
+  { provider, db }: { provider: Provider; db: Db },
+): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const base = `${OAUTH_MOUNT}/interaction`
+  const schema = { hide: true, params: Params }
+
+  async function details(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<InteractionDetails | undefined> {
+    try {
+      return await provider.interactionDetails(request.raw, reply.raw)
+    } catch {
+      reply
+        .code(400)
+        .headers(HTML_HEADERS)
+        .send(
+          renderErrorPage(
+            'invalid_request',
+            'This sign-in request has expired or was opened in another browser.',
+          ),
+        )
+      return undefined
+    }
+  }
+
+  async function clientName(clientId: unknown): Promise<string> {
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined
+    return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An application')
+  }
+
+  async function showConsent(reply: FastifyReply, interaction: InteractionDetails): Promise<FastifyReply> {
+    const account = await findAccountById(db, interaction.session?.accountId ?? '')
+    return reply.headers(HTML_HEADERS).send(
+      renderConsentPage({
+        action: `${base}/${interaction.uid}/consent`,
+        abortAction: `${base}/${interaction.uid}/abort`,
+        clientName: await clientName(interaction.params.client_id),
+        email: account?.email ?? '',
+        scopes: requestedScopes(interaction),
+      }),
+    )
+  }
+
+  app.get(`${base}/:uid`, { schema }, async (request, reply) => {
+    const interaction = await details(request, reply)
+    if (interaction === undefined) return reply
+    if (interaction.prompt.name === 'login') {
+      return reply.headers(HTML_HEADERS).send(
+        renderSignInPage({
+          action: `${base}/${interaction.uid}/login`,
+          clientName: await clientName(interaction.params.client_id),
+        }),
+      )
+    }
+    return showConsent(reply, interaction)
+  })
+
+  app.post(`${base}/:uid/login`, { schema: { ...schema, body: SignInBody } }, async (request, reply) => {
+    const interaction = await details(request, reply)
+    if (interaction === undefined) return reply
+    const email = request.body.email ?? ''
+    const account = email === '' ? undefined : await findAccountByEmail(db, email)
+    // Always pay for one hash, so the answer time does not tell which emails have accounts.
+    const ok = await verifyPassword(request.body.password ?? '', account?.password_hash ?? DUMMY_HASH)
+    if (account === undefined || !ok) {
+      return reply
+        .code(401)
+        .headers(HTML_HEADERS)
+        .send(
+          renderSignInPage({
+            action: `${base}/${interaction.uid}/login`,
+            clientName: await clientName(interaction.params.client_id),
+            email,
+            error: 'That email and password do not match an account.',
+          }),
+        )
+    }
+    const to = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { login: { accountId: account.id } },
+      { mergeWithLastSubmission: false },
+    )
+    return reply.redirect(to, 303)
+  })
+
+  app.post(`${base}/:uid/consent`, { schema }, async (request, reply) => {
+    const interaction = await details(request, reply)
+    if (interaction === undefined) return reply
+    const accountId = interaction.session?.accountId
+    if (interaction.prompt.name !== 'consent' || accountId === undefined) {
+      return reply.redirect(`${base}/${interaction.uid}`, 303)
+    }
+    const clientId = String(interaction.params.client_id)
+    const grant =
+      (interaction.grantId === undefined ? undefined : await provider.Grant.find(interaction.grantId)) ??
+      new provider.Grant({ accountId, clientId })
+    const missing = interaction.prompt.details as {
+      missingOIDCScope?: string[]
+      missingResourceScopes?: Record<string, string[]>
+    }
+    if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(resource, scopes.join(' '))
+    }
+    const grantId = await grant.save()
+    const to = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { consent: { grantId } },
+      { mergeWithLastSubmission: true },
+    )
+    return reply.redirect(to, 303)
+  })
+
+  app.post(`${base}/:uid/abort`, { schema }, async (request, reply) => {
+    const interaction = await details(request, reply)
+    if (interaction === undefined) return reply
+    const to = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { error: 'access_denied', error_description: 'The account holder denied the request.' },
+      { mergeWithLastSubmission: false },
+    )
+    return reply.redirect(to, 303)
+  })
+}
+
+function requestedScopes(interaction: InteractionDetails): Scope[] {
+  const missing = (interaction.prompt.details as { missingResourceScopes?: Record<string, string[]> })
+    .missingResourceScopes
+  const fromPrompt = Object.values(missing ?? {}).flat()
+  const names = fromPrompt.length > 0 ? fromPrompt : String(interaction.params.scope ?? '').split(' ')
+  return [...new Set(names.filter(isScope))]
+}
+
+// A valid scrypt hash of a random password: verifying against it costs what a real check costs.
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'

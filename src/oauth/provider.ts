@@ -1,0 +1,129 @@
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
+import { findAccountById } from '../accounts/accounts-repository.ts'
+import { ALL_SCOPES } from '../auth/scopes.ts'
+import type { Db } from '../db/schema.ts'
+import { renderErrorPage } from './interaction-pages.ts'
+import type { OAuthKeys } from './oauth-keys.ts'
+import { SIGNING_ALG } from './oauth-keys.ts'
+import { DatabaseAdapter } from './oauth-store.ts'
+
+/** Lifetimes, in seconds. Access tokens are short: they are verified without the database. */
+export const TTL = {
+  accessToken: 3600,
+  authorizationCode: 60,
+  refreshToken: 14 * 24 * 3600,
+  interaction: 3600,
+  session: 14 * 24 * 3600,
+  grant: 14 * 24 * 3600,
+} as const
+
+/** Where the provider's endpoints live: `/oauth/token`, `/oauth/authorize`, … */
+export const OAUTH_MOUNT = '/oauth'
+
+/** The audience of every access token (RFC 8707 resource indicator): the v2 API. */
+export function resourceOf(issuer: string): string {
+  return `${issuer}/v2`
+}
+
+export interface ProviderOptions {
+  issuer: string
+  db: Db
+  keys: OAuthKeys
+  trustProxy: boolean
+  /** Called when a grant is revoked (reused refresh token, revoked refresh token). */
+  onGrantRevoked: (grantId: string) => Promise<void>
+}
+
+/**
+ * oidc-provider configured as a plain OAuth 2.1 authorisation server: code flow with PKCE S256
+ * always required, client credentials, rotating refresh tokens, revocation, introspection, and
+ * JWT access tokens (RFC 9068) for the v2 API. Every option below is documented at
+ * https://github.com/panva/node-oidc-provider/blob/v9.x/docs/README.md#configuration-options
+ */
+export function createProvider(options: ProviderOptions): Provider {
+  const { issuer, db, keys } = options
+  const resource = resourceOf(issuer)
+  const configuration: Configuration = {
+    adapter: (name: string) => new DatabaseAdapter(db, name, options.onGrantRevoked),
+    async findAccount(_ctx, sub) {
+      const account = await findAccountById(db, sub)
+      if (account === undefined) return undefined
+      return { accountId: sub, claims: async () => ({ sub, email: account.email }) }
+    },
+    jwks: { keys: [keys.signing as never] },
+    cookies: { keys: keys.cookies },
+    scopes: ['openid', 'offline_access', ...ALL_SCOPES],
+    responseTypes: ['code'],
+    // Secrets are stored hashed, so only methods that send the secret itself can work.
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    // OAuth 2.1: PKCE for every client, S256 only.
+    pkce: { required: () => true },
+    routes: {
+      authorization: '/authorize',
+      token: '/token',
+      revocation: '/revoke',
+      introspection: '/introspect',
+      jwks: '/jwks',
+    },
+    features: {
+      devInteractions: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      // JWT access tokens need a resource server: every token is for the v2 API.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({
+          scope: ALL_SCOPES.join(' '),
+          audience: resource,
+          accessTokenTTL: TTL.accessToken,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: SIGNING_ALG } },
+        }),
+      },
+    },
+    extraClientMetadata: { properties: ['account_id'] },
+    // Whose records a token reaches: the signed-in account (code flow), or the client's owner.
+    async extraTokenClaims(ctx, token) {
+      const accountId =
+        'accountId' in token && typeof token.accountId === 'string'
+          ? token.accountId
+          : (ctx.oidc.client?.['account_id' as keyof typeof ctx.oidc.client] as string | undefined)
+      const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined
+      return { account_id: accountId, ...(grantId === undefined ? {} : { gid: grantId }) }
+    },
+    // A refresh token whenever the client may use one (no `offline_access` ceremony), rotated
+    // on every use; a reused one revokes its grant (oidc-provider does that on its own).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: TTL.accessToken,
+      ClientCredentials: TTL.accessToken,
+      AuthorizationCode: TTL.authorizationCode,
+      RefreshToken: TTL.refreshToken,
+      Interaction: TTL.interaction,
+      Session: TTL.session,
+      Grant: TTL.grant,
+    },
+    clientDefaults: {
+      id_token_signed_response_alg: SIGNING_ALG,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    interactions: { url: (_ctx, interaction) => `${OAUTH_MOUNT}/interaction/${interaction.uid}` },
+    // CORS stays off (PRODUCT.md §10); browser apps go through their own backend or a proxy.
+    clientBasedCORS: () => false,
+    async renderError(ctx: KoaContextWithOIDC, out) {
+      ctx.type = 'html'
+      ctx.body = renderErrorPage(out.error ?? 'error', out.error_description)
+    },
+  }
+  const provider = new Provider(issuer, configuration)
+  provider.proxy = options.trustProxy
+  return provider
+}

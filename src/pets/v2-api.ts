@@ -1,0 +1,78 @@
+import { dirname, join, resolve } from 'node:path'
+import multipart from '@fastify/multipart'
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import { sqlitePath } from '../config/config.ts'
+import { registerValidation } from '../http/validation.ts'
+import type { KeyAuthenticator } from '../keys/keys-service.ts'
+import { bearerAuthentication } from '../oauth/bearer-auth.ts'
+import type { OAuthServer } from '../oauth/oauth-server.ts'
+import { USER_V2_SCHEMAS } from '../users/user-v2-schemas.ts'
+import { v2UserRoutes } from '../users/v2-user-routes.ts'
+import { PET_V2_SCHEMAS } from './pet-v2-schemas.ts'
+import { UPLOAD_LIMIT_BYTES, v2PetRoutes } from './v2-pet-routes.ts'
+
+export interface V2ApiOptions {
+  oauth: OAuthServer
+  keys: KeyAuthenticator
+  /** The per-account rate limit hook, when rate limiting is on. */
+  rateLimit?: onRequestAsyncHookHandler
+}
+
+/** Uploaded images go beside the SQLite file, or under ./data/uploads with PostgreSQL. */
+export function uploadDirFor(databaseUrl: string): string {
+  return databaseUrl.startsWith('sqlite:') && sqlitePath(databaseUrl) !== ':memory:'
+    ? join(dirname(sqlitePath(databaseUrl)), 'uploads')
+    : resolve('data', 'uploads')
+}
+
+/**
+ * The Swagger Petstore v2 compatible API under /v2: JSON in and out, OAuth 2.0 bearer tokens
+ * (and the Petstore's `api_key` header where it declares one), over the same domain services
+ * as v1.
+ */
+export async function registerV2Api(app: FastifyInstance, options: V2ApiOptions): Promise<void> {
+  const { config } = app.deps
+  await app.register(
+    async (v2) => {
+      // Shared schemas (Pet, User, …) live in this scope only: adding them at the root would
+      // reach the v1 scopes and make Fastify rebuild their validators with its defaults
+      // (schema-controller.js). The same no-coercion body validator is set here again.
+      for (const schema of [...PET_V2_SCHEMAS, ...USER_V2_SCHEMAS]) v2.addSchema(schema)
+      registerValidation(v2)
+      // Keep the JSON text as sent: a PUT's int64 id is checked on its digits, not on a float.
+      v2.removeContentTypeParser('application/json')
+      v2.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+        const text = String(body)
+        if (text.trim() === '') {
+          done(
+            Object.assign(new Error('empty JSON body'), {
+              code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
+              statusCode: 400,
+            }),
+          )
+          return
+        }
+        request.rawJson = text
+        try {
+          done(
+            null,
+            JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)),
+          )
+        } catch (error) {
+          done(error as Error)
+        }
+      })
+      await v2.register(multipart, {
+        limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10, parts: 20 },
+      })
+      v2.addHook('onRequest', bearerAuthentication({ verifier: options.oauth.verifier, keys: options.keys }))
+      if (options.rateLimit !== undefined) v2.addHook('onRequest', options.rateLimit)
+      await v2.register(v2PetRoutes, {
+        uploadDir: uploadDirFor(config.databaseUrl),
+        publicUrl: options.oauth.issuer,
+      })
+      await v2.register(v2UserRoutes)
+    },
+    { prefix: '/v2' },
+  )
+}

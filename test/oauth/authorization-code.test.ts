@@ -1,0 +1,310 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { setAccountPassword } from '../../src/accounts/accounts-repository.ts'
+import { hashPassword } from '../../src/accounts/passwords.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { describeDb } from '../helpers/database.ts'
+import {
+  bearer,
+  CookieJar,
+  formBody,
+  newClient,
+  pathOf,
+  pkcePair,
+  type TestClient,
+  tokenRequest,
+} from './oauth-helpers.ts'
+
+const REDIRECT = 'http://localhost:5555/callback'
+const PASSWORD = 'correct horse battery staple'
+
+/** A browser: follows the authorisation flow through sign-in and consent with app.inject. */
+class Browser {
+  readonly jar = new CookieJar()
+  constructor(private readonly app: FastifyInstance) {}
+
+  async request(method: 'GET' | 'POST', url: string, fields?: Record<string, string>) {
+    const res = await this.app.inject({
+      method,
+      url,
+      ...(fields === undefined ? { headers: { cookie: this.jar.header() } } : formBody(fields)),
+      ...(fields === undefined
+        ? {}
+        : { headers: { ...formBody(fields).headers, cookie: this.jar.header() } }),
+    })
+    this.jar.store(res.headers['set-cookie'])
+    return res
+  }
+}
+
+function authorizeUrl(client: TestClient, challenge: string, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: REDIRECT,
+    scope: 'read:pets write:pets',
+    state: 'state-123',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  })
+  return `/oauth/authorize?${query}`
+}
+
+describeDb('OAuth authorization code + PKCE, end to end', () => {
+  let t: TestApp
+  let client: TestClient
+  let owner: { accountId: string; email: string }
+
+  beforeAll(async () => {
+    t = await createTestApp()
+    const account = await t.newAccount()
+    owner = account
+    await setAccountPassword(t.database.db, account.accountId, await hashPassword(PASSWORD))
+    client = await newClient(t, { redirectUris: [REDIRECT], scopes: ['read:pets', 'write:pets'] })
+  })
+  afterAll(() => t.close())
+
+  /** Sign-in and consent in a fresh browser; returns the redirect to the client. */
+  async function authorize(challenge: string, decision: 'allow' | 'deny' = 'allow') {
+    const browser = new Browser(t.app)
+    const start = await browser.request('GET', authorizeUrl(client, challenge))
+    expect(start.statusCode, start.body).toBe(303)
+    const signInUrl = pathOf(start.headers.location)
+    expect(signInUrl).toMatch(/^\/oauth\/interaction\/[\w-]+$/)
+
+    const signIn = await browser.request('GET', signInUrl)
+    expect(signIn.statusCode).toBe(200)
+    expect(signIn.headers['content-type']).toContain('text/html')
+    expect(signIn.body).toContain('Test app')
+    expect(signIn.body).toContain('name="password"')
+
+    const wrong = await browser.request('POST', `${signInUrl}/login`, {
+      email: owner.email,
+      password: 'nope',
+    })
+    expect(wrong.statusCode).toBe(401)
+    expect(wrong.body).toContain('do not match')
+
+    const signedIn = await browser.request('POST', `${signInUrl}/login`, {
+      email: owner.email,
+      password: PASSWORD,
+    })
+    expect(signedIn.statusCode).toBe(303)
+    const resumed = await browser.request('GET', pathOf(signedIn.headers.location))
+    expect(resumed.statusCode).toBe(303)
+    const consentUrl = pathOf(resumed.headers.location)
+    expect(consentUrl).toMatch(/^\/oauth\/interaction\//)
+
+    const consent = await browser.request('GET', consentUrl)
+    expect(consent.statusCode).toBe(200)
+    expect(consent.body).toContain('read:pets')
+    expect(consent.body).toContain('write:pets')
+    expect(consent.body).toContain(owner.email)
+
+    const decided = await browser.request(
+      'POST',
+      `${consentUrl}/${decision === 'allow' ? 'consent' : 'abort'}`,
+      {},
+    )
+    expect(decided.statusCode).toBe(303)
+    const done = await browser.request('GET', pathOf(decided.headers.location))
+    expect(done.statusCode).toBe(303)
+    return new URL(done.headers.location as string)
+  }
+
+  async function codeFor(verifierChallenge: { challenge: string }) {
+    const back = await authorize(verifierChallenge.challenge)
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
+    expect(back.searchParams.get('state')).toBe('state-123')
+    expect(back.searchParams.get('iss')).toBe('http://localhost:8080')
+    const code = back.searchParams.get('code')
+    expect(code).toBeTruthy()
+    return code as string
+  }
+
+  it('signs in, asks consent, redirects with a code, exchanges it, calls the API, refreshes', async () => {
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+
+    const token = await tokenRequest(t.app, client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: pkce.verifier,
+    })
+    expect(token.statusCode, token.body).toBe(200)
+    const tokens = token.json()
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'read:pets write:pets', expires_in: 3600 })
+    expect(typeof tokens.refresh_token).toBe('string')
+
+    // The token acts for the account that signed in, not for the client's owner.
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/pet',
+      headers: bearer(tokens.access_token),
+      payload: { name: 'Flow', photoUrls: [] },
+    })
+    expect(created.statusCode, created.body).toBe(200)
+    const asOwner = await t.app.inject({
+      method: 'GET',
+      url: `/v1/pet/${created.json().id}`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${(owner as { apiKey?: string }).apiKey ?? ''}:`).toString('base64')}`,
+      },
+    })
+    expect(asOwner.statusCode).toBe(200)
+
+    const refreshed = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    })
+    expect(refreshed.statusCode, refreshed.body).toBe(200)
+    const next = refreshed.json()
+    expect(next.refresh_token).not.toBe(tokens.refresh_token)
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/v2/pet/${created.json().id}`,
+      headers: bearer(next.access_token),
+    })
+    expect(read.statusCode).toBe(200)
+    expect(read.json()).toEqual({ id: created.json().id, name: 'Flow', photoUrls: [] })
+  })
+
+  it('detects a reused refresh token and revokes the whole grant, access tokens included', async () => {
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const first = (
+      await tokenRequest(t.app, client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: pkce.verifier,
+      })
+    ).json()
+    const second = (
+      await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: first.refresh_token })
+    ).json()
+    expect(second.refresh_token).toBeTruthy()
+
+    const reuse = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+    })
+    expect(reuse.statusCode).toBe(400)
+    expect(reuse.json().error).toBe('invalid_grant')
+
+    const afterReuse = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token,
+    })
+    expect(afterReuse.statusCode).toBe(400)
+    expect(afterReuse.json().error).toBe('invalid_grant')
+    for (const access of [first.access_token, second.access_token]) {
+      const res = await t.app.inject({ method: 'GET', url: '/v2/store/inventory', headers: bearer(access) })
+      expect(res.statusCode).toBe(401)
+      expect(res.headers['www-authenticate']).toContain('error="invalid_token"')
+    }
+  })
+
+  it('refuses a token request without the PKCE verifier, or with a wrong one, with invalid_grant', async () => {
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const missing = await tokenRequest(t.app, client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+    })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().error).toBe('invalid_grant')
+    const wrong = await tokenRequest(t.app, client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: pkcePair().verifier,
+    })
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json().error).toBe('invalid_grant')
+  })
+
+  it('refuses an unknown or already used code with invalid_grant', async () => {
+    const unknown = await tokenRequest(t.app, client, {
+      grant_type: 'authorization_code',
+      code: 'not-a-code',
+      redirect_uri: REDIRECT,
+      code_verifier: pkcePair().verifier,
+    })
+    expect(unknown.statusCode).toBe(400)
+    expect(unknown.json().error).toBe('invalid_grant')
+
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: pkce.verifier,
+    }
+    expect((await tokenRequest(t.app, client, fields)).statusCode).toBe(200)
+    const again = await tokenRequest(t.app, client, fields)
+    expect(again.statusCode).toBe(400)
+    expect(again.json().error).toBe('invalid_grant')
+  })
+
+  it('refuses an authorization request without a PKCE challenge (PKCE is required)', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl(client, '', { code_challenge: '' }).replace('&code_challenge=&', '&'),
+    })
+    expect(res.statusCode).toBe(303)
+    const back = new URL(res.headers.location as string)
+    expect(back.searchParams.get('error')).toBe('invalid_request')
+    expect(back.searchParams.get('error_description')).toMatch(/code_challenge/)
+  })
+
+  it('refuses the plain PKCE method', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl(client, 'x'.repeat(43), { code_challenge_method: 'plain' }),
+    })
+    expect(res.statusCode).toBe(303)
+    expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('invalid_request')
+  })
+
+  it('answers an unknown scope with invalid_scope at the redirect URI', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl(client, pkcePair().challenge, { scope: 'read:pets admin' }),
+    })
+    expect(res.statusCode).toBe(303)
+    const back = new URL(res.headers.location as string)
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
+    expect(back.searchParams.get('error')).toBe('invalid_scope')
+    expect(back.searchParams.get('state')).toBe('state-123')
+  })
+
+  it('answers a scope the client is not registered for with invalid_scope', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl(client, pkcePair().challenge, { scope: 'write:users' }),
+    })
+    expect(res.statusCode).toBe(303)
+    expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('invalid_scope')
+  })
+
+  it('never redirects to an unregistered redirect URI', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl(client, pkcePair().challenge, { redirect_uri: 'https://evil.example/cb' }),
+    })
+    expect(res.statusCode).toBe(400)
+    expect(res.headers.location).toBeUndefined()
+    expect(res.body).toContain('redirect_uri')
+  })
+
+  it('redirects with access_denied when the account holder denies', async () => {
+    const back = await authorize(pkcePair().challenge, 'deny')
+    expect(back.searchParams.get('error')).toBe('access_denied')
+    expect(back.searchParams.get('state')).toBe('state-123')
+  })
+})
