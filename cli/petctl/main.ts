@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
   DEFAULT_BASE_URL,
@@ -34,6 +36,8 @@ Connection (flags win over the environment):
   --client-secret SECRET  PET_SERVICE_CLIENT_SECRET  fetched for token and --v2
   --scope SCOPES          PET_SERVICE_SCOPE
   --access-token TOKEN    PET_SERVICE_ACCESS_TOKEN (instead of client credentials)
+  --config PATH           PET_SERVICE_CONFIG (default ~/.config/petctl/config.json, if it
+                          exists): a JSON object of the variables above, used for any not set
 
 Output and requests:
   --json                  print the API's JSON instead of a table
@@ -60,6 +64,7 @@ class UsageError extends Error {}
 
 const OPTIONS = {
   url: { type: 'string' },
+  config: { type: 'string' },
   'api-key': { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
@@ -155,9 +160,36 @@ export function describeError(error: PetServiceError): string {
   return lines.join('\n')
 }
 
+/**
+ * The optional config file: JSON with the same names as the environment variables, e.g.
+ * `{"PET_SERVICE_URL": "https://pets.example.com", "PET_SERVICE_API_KEY": "pet_sk_..."}`.
+ * `--config PATH`, else PET_SERVICE_CONFIG, else ~/.config/petctl/config.json if it exists.
+ */
+function readConfigFile(flag: string | undefined, env: Io['env']): Record<string, string | undefined> {
+  const explicit = flag ?? env.PET_SERVICE_CONFIG
+  const home = env.XDG_CONFIG_HOME ?? (env.HOME === undefined ? undefined : join(env.HOME, '.config'))
+  const path = explicit ?? (home === undefined ? undefined : join(home, 'petctl', 'config.json'))
+  if (path === undefined || (explicit === undefined && !existsSync(path))) return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read the config file ${path}: ${error instanceof Error ? error.message : error}`,
+    )
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UsageError(`The config file ${path} must hold a JSON object.`)
+  const out: Record<string, string | undefined> = {}
+  for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') out[name] = value
+  return out
+}
+
 function clientOptions(values: Values, env: Io['env']): PetServiceOptions {
+  const file = readConfigFile(values.config, env)
+  // A flag wins over the environment, which wins over the config file.
   const pick = (flag: string | undefined, name: string) => {
-    const value = flag ?? env[name]
+    const value = flag ?? env[name] ?? file[name]
     return value === undefined || value === '' ? undefined : value
   }
   const options: PetServiceOptions = { baseUrl: pick(values.url, 'PET_SERVICE_URL') ?? DEFAULT_BASE_URL }

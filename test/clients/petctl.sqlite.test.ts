@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
@@ -154,6 +157,32 @@ describeDb('petctl', () => {
     )
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout).object).toBe('list')
+  })
+
+  it('reads the key and URL from a config file when neither flag nor environment sets them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petctl-config-'))
+    try {
+      const path = join(dir, 'config.json')
+      writeFileSync(
+        path,
+        JSON.stringify({ PET_SERVICE_URL: live.url, PET_SERVICE_API_KEY: env.PET_SERVICE_API_KEY }),
+      )
+      const viaEnv = await petctl(['pets', 'list', '--json'], { PET_SERVICE_CONFIG: path })
+      expect(viaEnv.code, viaEnv.stderr).toBe(0)
+      const viaDefault = await petctl(['pets', 'list', '--json'], {
+        XDG_CONFIG_HOME: dir,
+        PET_SERVICE_URL: live.url,
+      })
+      expect(viaDefault.code).toBe(1) // no ~/.config/petctl/config.json there: no key, 401
+      mkdirSync(join(dir, 'petctl'))
+      writeFileSync(join(dir, 'petctl', 'config.json'), readFileSync(path))
+      expect((await petctl(['pets', 'list'], { XDG_CONFIG_HOME: dir })).code).toBe(0)
+      const broken = await petctl(['pets', 'list', '--config', join(dir, 'missing.json')], {})
+      expect(broken.code).toBe(2)
+      expect(broken.stderr).toContain('Cannot read the config file')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('runs as bin/petctl.js: help, a real call, and a non-zero exit on an API error', async () => {
