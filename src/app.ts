@@ -112,7 +112,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(healthRoutes)
   await app.register(problemPages)
-  await app.register(dashboard, { prefix: '/dashboard' })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', apiKeyAuthentication({ keys, failedAttempts: limiters.failedAuth }))
@@ -124,6 +123,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   )
   // OAuth 2.0 authorisation server (/oauth/*) and the Petstore-compatible v2 API (issue 3).
   const oauth = await registerOAuth(app, { config, db: database.db })
+  await app.register(dashboard, { prefix: '/dashboard', oauth })
   await registerV2Api(app, {
     oauth,
     keys,

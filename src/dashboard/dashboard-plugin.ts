@@ -5,8 +5,10 @@ import helmet from '@fastify/helmet'
 import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
+import type { OAuthServer } from '../oauth/oauth-server.ts'
 import { sendPage } from './context.ts'
 import { accountRoutes } from './routes/account-routes.ts'
+import { clientsRoutes } from './routes/clients-routes.ts'
 import { dataRoutes } from './routes/data-routes.ts'
 import { keysRoutes } from './routes/keys-routes.ts'
 import { SESSION_COOKIE, sessionFromCookie } from './sessions.ts'
@@ -16,6 +18,8 @@ import { messagePage } from './views/account-views.ts'
 export interface DashboardOptions {
   /** Sign-in guessing limits (tests tighten or loosen them). */
   limits?: Partial<SignInLimits>
+  /** The OAuth authorisation server, for the OAuth apps pages; absent: those pages say so. */
+  oauth?: OAuthServer
 }
 
 /**
@@ -131,5 +135,6 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
 
   await app.register(accountRoutes(limits))
   await app.register(keysRoutes)
+  await app.register(clientsRoutes(options.oauth))
   await app.register(dataRoutes)
 }

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import { isScope, type Scope } from '../auth/scopes.ts'
 import type { DashboardSessionsTable, Db } from '../db/schema.ts'
 
 /** SQL the dashboard needs beyond what the accounts, keys, pets and users repositories offer. */
@@ -180,4 +181,66 @@ export async function countPetsByOwners(
     .groupBy('owner_id')
     .execute()
   return new Map(rows.map((r) => [r.owner_id ?? '', Number(r.n)]))
+}
+
+/** Replaces an OAuth client's secret hash (rotation); scoped to the account. */
+export async function setClientSecretHash(
+  db: Db,
+  accountId: string,
+  clientId: string,
+  secretHash: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_clients')
+    .set({ secret_hash: secretHash })
+    .where('client_id', '=', clientId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/**
+ * The live grants (consents) this account gave OAuth clients, read from the provider's store.
+ * Payloads are JSON text on both dialects, so the account id is matched as a quoted literal
+ * (account ids are base62: nothing to escape), then checked again after parsing.
+ */
+export async function findGrantsOfAccount(
+  db: Db,
+  accountId: string,
+): Promise<
+  { id: string; clientId: string; scopes: Scope[]; grantedAt: string | null; expiresAt: string | null }[]
+> {
+  const rows = await db
+    .selectFrom('oauth_store')
+    .select(['id', 'payload', 'expires_at'])
+    .where('model', '=', 'Grant')
+    .where('payload', 'like', `%"accountId":${JSON.stringify(accountId)}%`)
+    .execute()
+  const now = new Date().toISOString()
+  const grants = []
+  for (const row of rows) {
+    if (row.expires_at !== null && row.expires_at <= now) continue
+    const payload = JSON.parse(row.payload) as {
+      accountId?: string
+      clientId?: string
+      iat?: number
+      resources?: Record<string, string>
+    }
+    if (payload.accountId !== accountId || payload.clientId === undefined) continue
+    const scopes = [
+      ...new Set(
+        Object.values(payload.resources ?? {})
+          .flatMap((s) => s.split(' '))
+          .filter(isScope),
+      ),
+    ]
+    grants.push({
+      id: row.id,
+      clientId: payload.clientId,
+      scopes,
+      grantedAt: payload.iat === undefined ? null : new Date(payload.iat * 1000).toISOString(),
+      expiresAt: row.expires_at,
+    })
+  }
+  return grants.sort((a, b) => (b.grantedAt ?? '').localeCompare(a.grantedAt ?? ''))
 }

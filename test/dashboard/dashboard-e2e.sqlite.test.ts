@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
@@ -9,6 +10,7 @@ import { chromiumPath, launchChromium, screenshot } from './browser.ts'
  * The steps share one browser session and run in order, like a person would.
  */
 const executablePath = chromiumPath()
+const CALLBACK = 'http://127.0.0.1:9/callback'
 // Without chromium on a developer machine the suite is skipped, loudly; CI installs it and must run it.
 const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
 
@@ -35,6 +37,17 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     await browser?.close()
     await t?.close()
   })
+
+  const client = { id: '', secret: '' }
+  const tokenRequest = (fields: Record<string, string>) =>
+    fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams(fields),
+    })
 
   const api = (path: string, init: RequestInit & { key?: string } = {}) =>
     fetch(`${base}${path}`, {
@@ -120,6 +133,9 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     expect(await page.getByTestId('count-total').textContent()).toBe('5')
     expect(await page.getByTestId('count-sold').textContent()).toBe('1')
     await screenshot(page, 'overview')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await screenshot(page, 'overview-dark')
+    await page.emulateMedia({ colorScheme: 'light' })
   })
 
   it('revokes the key after confirmation, and the API refuses it (401)', async () => {
@@ -132,6 +148,96 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     const refused = await api('/v1/pet')
     expect(refused.status).toBe(401)
     expect(((await refused.json()) as { code: string }).code).toBe('api_key_revoked')
+  })
+
+  it('creates an OAuth app whose client credentials obtain a token that the v2 API accepts', async () => {
+    await page.getByRole('link', { name: 'OAuth apps' }).click()
+    await page.getByLabel('Name').fill('Vet clinic portal')
+    await page.getByLabel('Redirect URIs').fill(CALLBACK)
+    await page.getByRole('button', { name: 'Create app' }).click()
+    client.id = (await page.getByTestId('client-id').textContent()) ?? ''
+    client.secret = (await page.getByTestId('client-secret').textContent()) ?? ''
+    expect(client.id).toMatch(/^pet_ci_/)
+    expect(client.secret).toMatch(/^pet_cs_/)
+    await screenshot(page, 'new-client')
+
+    const token = await tokenRequest({ grant_type: 'client_credentials', scope: 'read:pets write:pets' })
+    expect(token.status).toBe(200)
+    const { access_token } = (await token.json()) as { access_token: string }
+    const added = await fetch(`${base}/v2/pet`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Luna', photoUrls: [], status: 'available' }),
+    })
+    expect(added.status).toBe(200)
+  })
+
+  it('runs the authorization code + PKCE consent flow in the browser, then revokes it from the dashboard', async () => {
+    const verifier = randomBytes(32).toString('base64url')
+    const challenge = createHash('sha256').update(verifier).digest('base64url')
+    // The app's callback is not a real server: answer it in the browser and keep the URL.
+    await page.route(`${CALLBACK}**`, (route) =>
+      route.fulfill({ contentType: 'text/plain', body: 'callback' }),
+    )
+    const authorize = new URL(`${base}/oauth/authorize`)
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: CALLBACK,
+      scope: 'read:pets write:pets',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'xyz-state',
+    }))
+      authorize.searchParams.set(k, v)
+    await page.goto(authorize.toString())
+    await page.getByLabel('Email').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await screenshot(page, 'oauth-sign-in')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('button', { name: 'Allow' }).count()).toBe(1)
+    expect(await page.textContent('body')).toContain('Vet clinic portal')
+    await screenshot(page, 'oauth-consent')
+    await page.getByRole('button', { name: 'Allow' }).click()
+    await page.waitForURL(`${CALLBACK}**`)
+    const back = new URL(page.url())
+    expect(back.searchParams.get('state')).toBe('xyz-state')
+    const code = back.searchParams.get('code') ?? ''
+    expect(code).not.toBe('')
+
+    const exchanged = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      code_verifier: verifier,
+    })
+    expect(exchanged.status).toBe(200)
+    const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string; scope: string }
+    expect(tokens.scope.split(' ').sort()).toEqual(['read:pets', 'write:pets'])
+    const listed = await fetch(`${base}/v2/pet/findByStatus?status=available`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    })
+    expect(listed.status).toBe(200)
+
+    await page.goto(`${base}/dashboard/clients`)
+    const grants = page.getByTestId('grants-table')
+    expect(await grants.textContent()).toContain('Vet clinic portal')
+    await screenshot(page, 'clients')
+    page.once('dialog', (dialog) => dialog.accept())
+    await grants.getByRole('button', { name: 'Revoke access of Vet clinic portal' }).click()
+    await page.waitForURL(/notice=grant_revoked/)
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+    expect(refreshed.status).toBe(400)
+    await expect
+      .poll(
+        async () =>
+          (
+            await fetch(`${base}/v2/pet/findByStatus?status=available`, {
+              headers: { authorization: `Bearer ${tokens.access_token}` },
+            })
+          ).status,
+      )
+      .toBe(401)
   })
 
   it('signs out, after which the old session cookie is refused', async () => {

@@ -1,0 +1,201 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isScope, type Scope } from '../../auth/scopes.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import { randomBase62 } from '../../lib/ids.ts'
+import {
+  CLIENT_SECRET_PREFIX,
+  ClientInputError,
+  createClient,
+  findClient,
+  listClientsOfAccount,
+  providerSecret,
+  removeClient,
+  toClientInfo,
+} from '../../oauth/clients-service.ts'
+import type { OAuthServer } from '../../oauth/oauth-server.ts'
+import { csrfToken, field, fields, noticeFrom, sendPage, sessionOf } from '../context.ts'
+import { findGrantsOfAccount, setClientSecretHash } from '../dashboard-repository.ts'
+import {
+  type ClientView,
+  clientSecretPage,
+  clientsPage,
+  confirmClientPage,
+  type GrantView,
+  oauthUnavailablePage,
+} from '../views/clients-views.ts'
+import { baseUrlOf } from '../views/examples.ts'
+
+/**
+ * OAuth apps: the account's own clients (create, rotate the secret, delete) and the grants the
+ * account holder gave other apps through /oauth/authorize (each revocable). Clients and grants
+ * live in the OAuth server's tables (src/oauth); this file only presents them.
+ */
+export function clientsRoutes(oauth: OAuthServer | undefined) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const db = app.deps.db
+    const baseUrl = (request: FastifyRequest) =>
+      baseUrlOf(app.deps.config.publicUrl, request.protocol, request.host)
+
+    async function ownClient(request: FastifyRequest): Promise<ClientView> {
+      const { id } = request.params as { id: string }
+      const row = await findClient(db, id.slice(0, 100))
+      if (row === undefined || row.account_id !== sessionOf(request).accountId) {
+        throw new ApiError('not_found', 'There is no such OAuth app in your account.')
+      }
+      return toClientInfo(row)
+    }
+
+    async function grantsOf(accountId: string): Promise<GrantView[]> {
+      const grants = await findGrantsOfAccount(db, accountId)
+      const names = new Map<string, string>()
+      const views: GrantView[] = []
+      for (const g of grants) {
+        if (!names.has(g.clientId)) {
+          names.set(g.clientId, (await findClient(db, g.clientId))?.name ?? g.clientId)
+        }
+        views.push({ ...g, clientName: names.get(g.clientId) ?? g.clientId })
+      }
+      return views
+    }
+
+    async function listPage(
+      request: FastifyRequest,
+      status = 200,
+      extra: Partial<Parameters<typeof clientsPage>[0]> = {},
+    ) {
+      const session = sessionOf(request)
+      const [clients, grants] = await Promise.all([
+        listClientsOfAccount(db, session.accountId),
+        grantsOf(session.accountId),
+      ])
+      return { status, clients, grants, session, extra }
+    }
+
+    app.get('/clients', async (request, reply) => {
+      if (oauth === undefined) {
+        return sendPage(
+          reply,
+          oauthUnavailablePage({ csrf: csrfToken(reply), email: sessionOf(request).email }),
+        )
+      }
+      const { clients, grants, session } = await listPage(request)
+      return sendPage(
+        reply,
+        clientsPage({
+          csrf: csrfToken(reply),
+          email: session.email,
+          clients,
+          grants,
+          notice: noticeFrom(request),
+        }),
+      )
+    })
+
+    app.post('/clients', { preHandler: app.csrfProtection }, async (request, reply) => {
+      const session = sessionOf(request)
+      const name = field(request.body, 'name').trim().slice(0, 100)
+      const redirectText = field(request.body, 'redirect_uris').slice(0, 10_000)
+      const scopes = [...new Set(fields(request.body, 'scopes').filter(isScope))] as Scope[]
+      const redirectUris = redirectText
+        .split(/[\r\n]+/)
+        .map((u) => u.trim())
+        .filter((u) => u !== '')
+      const again = async (text: string) => {
+        const { clients, grants } = await listPage(request)
+        return sendPage(
+          reply,
+          clientsPage({
+            csrf: csrfToken(reply),
+            email: session.email,
+            clients,
+            grants,
+            notice: { kind: 'error', text },
+            values: { name, redirectUris: redirectText, scopes },
+          }),
+          400,
+        )
+      }
+      if (name === '') return again('Give the app a name: account holders see it when it asks for access.')
+      if (scopes.length === 0) return again('Tick at least one scope the app may ask for.')
+      if (redirectUris.length > 10) return again('Give at most 10 redirect URIs.')
+      try {
+        const { clientSecret, info } = await createClient(db, {
+          accountId: session.accountId,
+          name,
+          scopes,
+          redirectUris,
+        })
+        return sendPage(
+          reply,
+          clientSecretPage({
+            csrf: csrfToken(reply),
+            email: session.email,
+            client: info,
+            secret: clientSecret,
+            baseUrl: baseUrl(request),
+            rotated: false,
+          }),
+        )
+      } catch (error) {
+        if (error instanceof ClientInputError) return again(error.message)
+        throw error
+      }
+    })
+
+    for (const action of ['rotate', 'delete'] as const) {
+      app.get(`/clients/:id/${action}`, async (request, reply) => {
+        const client = await ownClient(request)
+        return sendPage(
+          reply,
+          confirmClientPage({ csrf: csrfToken(reply), email: sessionOf(request).email, client, action }),
+        )
+      })
+    }
+
+    app.post('/clients/:id/rotate', { preHandler: app.csrfProtection }, async (request, reply) => {
+      const session = sessionOf(request)
+      const client = await ownClient(request)
+      const secret = `${CLIENT_SECRET_PREFIX}${randomBase62(40)}`
+      await setClientSecretHash(db, session.accountId, client.client_id, providerSecret(secret))
+      return sendPage(
+        reply,
+        clientSecretPage({
+          csrf: csrfToken(reply),
+          email: session.email,
+          client,
+          secret,
+          baseUrl: baseUrl(request),
+          rotated: true,
+        }),
+      )
+    })
+
+    app.post('/clients/:id/delete', { preHandler: app.csrfProtection }, async (request, reply) => {
+      const session = sessionOf(request)
+      const client = await ownClient(request)
+      await removeClient(db, client.client_id, {
+        accountId: session.accountId,
+        ...(oauth === undefined ? {} : { onDeleted: (id: string) => oauth.clientDeleted(id) }),
+      })
+      return reply.redirect('/dashboard/clients?notice=client_deleted', 303)
+    })
+
+    app.post('/authorisations/:id/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
+      const session = sessionOf(request)
+      const { id } = request.params as { id: string }
+      const grant = (await findGrantsOfAccount(db, session.accountId)).find((g) => g.id === id)
+      if (grant === undefined || oauth === undefined) {
+        throw new ApiError('not_found', 'There is no such authorisation in your account.')
+      }
+      // As the provider revokes a grant (lib/helpers/revoke.js): its tokens, then the grant.
+      const { provider } = oauth
+      await Promise.all([
+        provider.AccessToken.revokeByGrantId(id),
+        provider.RefreshToken.revokeByGrantId(id),
+        provider.AuthorizationCode.revokeByGrantId(id),
+      ])
+      await provider.Grant.adapter.destroy(id)
+      return reply.redirect('/dashboard/clients?notice=grant_revoked', 303)
+    })
+  }
+}
