@@ -96,6 +96,10 @@ describeDb('TypeScript client', () => {
     const next = await own.pets.list({ limit: 10, starting_after: page.data.at(-1)!.id })
     expect(next.data[0]!.id).toBe(ids.at(-11))
     expect(await own.pets.list({ limit: 5 }).toArray({ limit: 7 })).toHaveLength(7)
+    // Started with ending_before, iteration walks towards newer pets, nearest first.
+    const newer: number[] = []
+    for await (const pet of own.pets.list({ limit: 4, ending_before: ids[15]! })) newer.push(pet.id)
+    expect(newer).toEqual(ids.slice(16))
     expect((await own.pets.list({ species: 'cat' })).data).toEqual([])
   })
 
