@@ -26,16 +26,7 @@ export type DeletedUser = Json<operations['deleteUser']['responses'][200]>
 /** The RFC 9457 problem document every v1 error answers. */
 export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']
 
-/** A pet in the Swagger Petstore v2 shape (camelCase), as `PUT /v2/pet` takes and answers it. */
-export interface PetstorePet {
-  /** The pet to replace. */
-  id: number
-  name: string
-  photoUrls: string[]
-  category?: { id?: number; name?: string }
-  tags?: { id?: number; name?: string }[]
-  status?: PetStatus
-  ownerId?: string
-  species?: string
-  breed?: string
-}
+/** A pet in the Swagger Petstore v2 shape (camelCase), as `PUT /v2/pet` answers it. */
+export type PetstorePet = Json<operations['updatePet']['responses'][200]>
+/** The body of `PUT /v2/pet`: the whole Petstore pet; `id` names the pet to replace. */
+export type PetstorePetUpdate = Json<operations['updatePet']['requestBody']> & { id: number }

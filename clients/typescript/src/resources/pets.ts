@@ -6,6 +6,7 @@ import type {
   PetCreateParams,
   PetListParams,
   PetstorePet,
+  PetstorePetUpdate,
   PetUpdateParams,
 } from '../types.ts'
 import { idPath, Resource } from './resource.ts'
@@ -28,9 +29,9 @@ export class Pets extends Resource {
    * OAuth token (`accessToken`, or `clientId` + `clientSecret`).
    */
   update(id: number, fields: PetUpdateParams, options?: RequestOptions): Promise<WithResponse<Pet>>
-  update(pet: PetstorePet, options?: RequestOptions): Promise<WithResponse<PetstorePet>>
+  update(pet: PetstorePetUpdate, options?: RequestOptions): Promise<WithResponse<PetstorePet>>
   update(
-    target: number | PetstorePet,
+    target: number | PetstorePetUpdate,
     fieldsOrOptions?: PetUpdateParams | RequestOptions,
     options?: RequestOptions,
   ): Promise<WithResponse<Pet>> | Promise<WithResponse<PetstorePet>> {
