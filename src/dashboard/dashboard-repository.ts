@@ -77,6 +77,19 @@ export async function countFailures(
   return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
 }
 
+/** When this email last signed in successfully after `since` (null: not since then). */
+export async function lastSuccessOf(db: Db, email: string, since: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('sign_in_attempts')
+    .select((eb) => eb.fn.max('created_at').as('at'))
+    .where('kind', '=', 'sign_in')
+    .where('email', '=', email)
+    .where('succeeded', '=', 1)
+    .where('created_at', '>', since)
+    .executeTakeFirst()
+  return (row?.at as string | null | undefined) ?? null
+}
+
 /** Attempts of a kind from an address since `since`, successful or not (sign-ups). */
 export async function countAttemptsFrom(
   db: Db,

@@ -1,13 +1,21 @@
 import type { Db } from '../db/schema.ts'
 import { nowIso } from '../lib/time.ts'
-import { countAttemptsFrom, countFailures, purgeAttempts, recordAttempt } from './dashboard-repository.ts'
+import {
+  countAttemptsFrom,
+  countFailures,
+  lastSuccessOf,
+  purgeAttempts,
+  recordAttempt,
+} from './dashboard-repository.ts'
 
 /**
  * Password guessing limits, kept in the database so every instance shares them (no Redis
  * needed). Failures are counted in a sliding window per account (email) and per client
  * address: the first stops a slow distributed attack on one account, the second one address
- * trying many accounts. While a limit holds even the right password is refused, or it would be
- * no limit. Sign-ups are limited per address too (each one costs a scrypt hash).
+ * trying many accounts. An account's count restarts after each successful sign-in (so its owner's
+ * typos never add up); an address's does not (an attacker could sign in to an account of their
+ * own to reset it). While a limit holds even the right password is refused, or it would be no
+ * limit. Sign-ups are limited per address too (each one costs a scrypt hash).
  */
 export interface SignInLimits {
   windowSeconds: number
@@ -18,7 +26,7 @@ export interface SignInLimits {
 
 export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = {
   windowSeconds: 15 * 60,
-  failuresPerAccount: 5,
+  failuresPerAccount: 10,
   failuresPerAddress: 20,
   signUpsPerAddressPerHour: 20,
 }
@@ -40,8 +48,9 @@ export async function checkSignIn(
 ): Promise<LimitDecision> {
   const now = Date.now()
   const since = nowIso(now - limits.windowSeconds * 1000)
+  const lastSuccess = await lastSuccessOf(db, attempt.email, since)
   const [byEmail, byIp] = await Promise.all([
-    countFailures(db, 'sign_in', { email: attempt.email }, since),
+    countFailures(db, 'sign_in', { email: attempt.email }, lastSuccess ?? since),
     countFailures(db, 'sign_in', { ip: attempt.ip }, since),
   ])
   if (byEmail.count >= limits.failuresPerAccount) {

@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
-import { findAccountByEmail, findAccountById } from '../accounts/accounts-repository.ts'
-import { verifyPassword } from '../accounts/passwords.ts'
+import { findAccountById } from '../accounts/accounts-repository.ts'
 import { isScope, type Scope } from '../auth/scopes.ts'
+import { attemptSignIn, minutesText } from '../dashboard/sign-in.ts'
 import type { Db } from '../db/schema.ts'
 import { renderConsentPage, renderErrorPage, renderSignInPage } from './interaction-pages.ts'
 import { OAUTH_MOUNT } from './provider.ts'
@@ -96,26 +96,30 @@ export async function registerInteractionRoutes(
     const interaction = await details(request, reply)
     if (interaction === undefined) return reply
     const email = request.body.email ?? ''
-    const account = email === '' ? undefined : await findAccountByEmail(db, email)
-    // Always pay for one hash, so the answer time does not tell which emails have accounts.
-    const ok = await verifyPassword(request.body.password ?? '', account?.password_hash ?? DUMMY_HASH)
-    if (account === undefined || !ok) {
+    // The dashboard's sign-in: the same guessing limits (per account and per address) and the
+    // same constant-cost check for unknown emails.
+    const outcome = await attemptSignIn(db, { email, password: request.body.password ?? '', ip: request.ip })
+    if (outcome.kind !== 'ok') {
+      const limited = outcome.kind === 'limited'
+      if (limited) reply.header('retry-after', String(outcome.retryAfterSeconds))
       return reply
-        .code(401)
+        .code(limited ? 429 : 401)
         .headers(HTML_HEADERS)
         .send(
           renderSignInPage({
             action: `${base}/${interaction.uid}/login`,
             clientName: await clientName(interaction.params.client_id),
             email,
-            error: 'That email and password do not match an account.',
+            error: limited
+              ? `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`
+              : 'That email and password do not match an account.',
           }),
         )
     }
     const to = await provider.interactionResult(
       request.raw,
       reply.raw,
-      { login: { accountId: account.id } },
+      { login: { accountId: outcome.accountId } },
       { mergeWithLastSubmission: false },
     )
     return reply.redirect(to, 303)
@@ -170,6 +174,3 @@ function requestedScopes(interaction: InteractionDetails): Scope[] {
   const names = fromPrompt.length > 0 ? fromPrompt : String(interaction.params.scope ?? '').split(' ')
   return [...new Set(names.filter(isScope))]
 }
-
-// A valid scrypt hash of a random password: verifying against it costs what a real check costs.
-const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { clientBasic, formBody } from '../oauth/oauth-helpers.ts'
+import { CookieJar, clientBasic, formBody, pathOf, pkcePair } from '../oauth/oauth-helpers.ts'
 import { SessionClient } from './session-client.ts'
 
 let n = 0
+const PASSWORD = 'purple-otter-sings-42'
 
 describeDb('dashboard OAuth apps', () => {
   let t: TestApp
@@ -104,6 +105,40 @@ describeDb('dashboard OAuth apps', () => {
     await other.get('/dashboard/clients')
     expect((await other.post(`/dashboard/clients/${app.id}/delete`, {})).statusCode).toBe(404)
     expect((await token(app.id, app.secret)).statusCode).toBe(200)
+  })
+
+  it("limits wrong passwords on the OAuth sign-in page with the dashboard's budget", async () => {
+    const email = `consent-${++n}-${Date.now()}@example.com`
+    const owner = new SessionClient(t.app)
+    await owner.signUp(email)
+    const app = await createApp(owner, { redirect_uris: 'http://localhost:5555/callback' })
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await new SessionClient(t.app, `10.9.0.${i + 1}`).signIn(email, 'wrong-wrong-wrong')).statusCode,
+      ).toBe(401)
+    }
+    const jar = new CookieJar()
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.id,
+      redirect_uri: 'http://localhost:5555/callback',
+      scope: 'read:pets',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    })
+    const start = await t.app.inject({ url: `/oauth/authorize?${query}` })
+    jar.store(start.headers['set-cookie'])
+    const signInUrl = pathOf(start.headers.location)
+    const body = formBody({ email, password: PASSWORD })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${signInUrl}/login`,
+      payload: body.payload,
+      headers: { ...body.headers, cookie: jar.header() },
+      remoteAddress: '10.9.1.1',
+    })
+    expect(res.statusCode).toBe(429)
+    expect(res.body).toContain('Too many failed sign-in attempts')
   })
 
   it('refuses the app forms without a CSRF token', async () => {

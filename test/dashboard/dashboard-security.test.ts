@@ -95,7 +95,7 @@ describeDb('dashboard security', () => {
     const { client, email } = await signedIn()
     await client.get('/dashboard')
     await client.post('/dashboard/sign-out', {})
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       const guesser = new SessionClient(t.app, `10.0.1.${i + 1}`)
       const res = await guesser.signIn(email, `wrong-password-${i}`)
       expect(res.statusCode).toBe(401)
@@ -118,6 +118,18 @@ describeDb('dashboard security', () => {
     const { email } = await signedIn('10.0.3.2')
     expect((await new SessionClient(t.app, address).signIn(email, PASSWORD)).statusCode).toBe(429)
     expect((await new SessionClient(t.app, '10.0.3.3').signIn(email, PASSWORD)).statusCode).toBe(303)
+  })
+
+  it("restarts an account's count after a successful sign-in, so its owner's typos never add up", async () => {
+    const { email } = await signedIn()
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 9; i++) {
+        expect((await new SessionClient(t.app, '10.0.4.1').signIn(email, 'typo-typo-typo')).statusCode).toBe(
+          401,
+        )
+      }
+      expect((await new SessionClient(t.app, '10.0.4.2').signIn(email, PASSWORD)).statusCode).toBe(303)
+    }
   })
 
   it('signs in with the right password, in a new HttpOnly SameSite=Lax session stored only as a hash', async () => {
