@@ -1,5 +1,5 @@
 import autocannon, { type Request, type Result } from 'autocannon'
-import { RssMonitor } from './processes.ts'
+import { cpuTimeUs, RssMonitor } from './processes.ts'
 
 export const CONNECTIONS = 50
 
@@ -29,6 +29,12 @@ export interface RoundResult {
   /** The bare server's req/s in the round run just before this one. */
   bareRps: number
   ratio: number
+  /**
+   * CPU time the server process spent per answered request (user + system), and the same for
+   * the bare server: less sensitive than req/s to what else the machine is doing.
+   */
+  cpuUsPerRequest: number
+  bareCpuUsPerRequest: number
 }
 
 export interface CaseMeasurement {
@@ -40,6 +46,8 @@ export interface CaseMeasurement {
   bareRps: number
   /** Median of the per-round ratios to the bare server. */
   ratio: number
+  cpuUsPerRequest: number
+  bareCpuUsPerRequest: number
   /** Sum over the rounds (the warm-up excluded). */
   errors: number
   statusCodes: Record<string, number>
@@ -120,10 +128,14 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
   const rounds: RoundResult[] = []
   const statusCodes: Record<string, number> = {}
   for (let i = 0; i < timing.rounds; i++) {
+    const bareCpuBefore = bare === undefined ? 0 : cpuTimeUs(bare.pid)
     const reference = bare === undefined ? undefined : await fire(bare, timing.bareSeconds)
     const bareRps = reference === undefined ? 0 : countAll(reference) / reference.duration
+    const bareCpu = bare === undefined ? 0 : cpuTimeUs(bare.pid) - bareCpuBefore
     const latencies = new LatencyHistogram()
+    const cpuBefore = cpuTimeUs(spec.pid)
     const result = await fire(spec, timing.seconds, latencies)
+    const cpu = cpuTimeUs(spec.pid) - cpuBefore
     await drain(spec)
     const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count]))
     for (const [code, count] of Object.entries(codes)) statusCodes[code] = (statusCodes[code] ?? 0) + count
@@ -137,6 +149,8 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
       statusCodes: codes,
       bareRps,
       ratio: bareRps > 0 ? rps / bareRps : 0,
+      cpuUsPerRequest: cpu / Math.max(1, countAll(result)),
+      bareCpuUsPerRequest: reference === undefined ? 0 : bareCpu / Math.max(1, countAll(reference)),
     })
   }
   return {
@@ -146,6 +160,8 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
     p99Ms: median(rounds.map((r) => r.p99Ms)),
     bareRps: median(rounds.map((r) => r.bareRps)),
     ratio: median(rounds.map((r) => r.ratio)),
+    cpuUsPerRequest: median(rounds.map((r) => r.cpuUsPerRequest)),
+    bareCpuUsPerRequest: median(rounds.map((r) => r.bareCpuUsPerRequest)),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     statusCodes,
     peakRssBytes: rss.stop(),

@@ -100,7 +100,12 @@ export async function runNode(args: string[], env: Record<string, string>): Prom
     err += c
   })
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`node ${args.join(' ')} failed (${code}):\n${err}${out}`)
+  if (code !== 0) {
+    const reason = `${err}${out}`.trim().split('\n')[0] ?? ''
+    throw new Error(
+      `\`${args.map((a) => a.replace(/^.*\/bin\//, '')).join(' ')}\` exited with ${code}: ${reason}`,
+    )
+  }
   return out
 }
 
@@ -143,3 +148,19 @@ export class RssMonitor {
     return Math.max(this.#peak, statusField(this.pid, 'VmHWM') ?? 0)
   }
 }
+
+/** CPU time (user + system) a process has used so far, in microseconds; 0 if unknown. */
+export function cpuTimeUs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return (ticks * 1_000_000) / CLOCK_TICKS
+  } catch {
+    return 0
+  }
+}
+
+/** USER_HZ: 100 on every Linux we run on. */
+const CLOCK_TICKS = 100

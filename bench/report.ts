@@ -23,6 +23,10 @@ export interface CaseRecord {
   ratio?: number
   /** The bare server's req/s in those rounds (median). */
   bareRps?: number
+  /** Server CPU time per answered request, µs (median over rounds). */
+  cpuUsPerRequest?: number
+  /** The bare server's CPU per request ÷ this one's: the ratio were each to have a core. */
+  cpuRatio?: number
   /** The issue's target for the ratio, when it sets one. */
   targetRatio?: number
   rounds?: RoundResult[]
@@ -57,20 +61,20 @@ const fmt = (n: number | undefined, digits = 0): string =>
 /** The results as a Markdown table plus the target checks (printed, and pasted into the README). */
 export function markdownReport(report: Report): string {
   const lines = [
-    '| case | request | pets before | req/s | × bare | target | p50 ms | p99 ms | errors | peak RSS MB |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| case | request | pets before | req/s | × bare | target | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req | CPU × bare |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   for (const c of report.cases) {
     if (c.skipped !== undefined || c.failed !== undefined) {
       lines.push(
-        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | |`,
+        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | | | |`,
       )
       continue
     }
     lines.push(
       `| ${c.label} | \`${c.request}\` | ${fmt(c.petsBefore)} | ${fmt(c.rps)} | ${fmt(c.ratio, 3)} | ${
         c.targetRatio === undefined ? '' : `≥ ${c.targetRatio}`
-      } | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} |`,
+      } | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} |`,
     )
   }
   lines.push('', '| target | wanted | measured | met |', '|---|---|---|---|')

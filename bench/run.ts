@@ -14,7 +14,6 @@ import { freePort, type ServerProcess, startProcess } from './processes.ts'
 import { type CaseRecord, type Check, type Group, markdownReport, type Report, svgChart } from './report.ts'
 import { seedSqlitePets, writeJsonServerDb } from './seed.ts'
 import {
-  adminCli,
   BENCH_ACCOUNT,
   basicAuth,
   type Capabilities,
@@ -43,11 +42,13 @@ const { values: args } = parseArgs({
   },
 })
 const mode = args.quick ? 'quick' : 'full'
+// Short rounds, many of them: the machine is shared and its speed drifts within seconds, so
+// each case round is paired with a bare-server round just before it and the median ratio wins.
 const timing: Timing = {
-  warmupSeconds: args.quick ? 1 : 3,
-  seconds: Number(args.seconds ?? (args.quick ? 3 : 8)),
-  bareSeconds: args.quick ? 2 : 4,
-  rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
+  warmupSeconds: args.quick ? 1 : 2,
+  seconds: Number(args.seconds ?? (args.quick ? 2 : 4)),
+  bareSeconds: args.quick ? 1 : 2,
+  rounds: Number(args.rounds ?? (args.quick ? 2 : 5)),
 }
 const only = new Set(args.only === undefined ? GROUPS : args.only.split(','))
 const startedAt = Date.now()
@@ -97,6 +98,9 @@ async function runCase(
           peakRssMb: outcome.peakRssBytes / 2 ** 20,
           ratio: outcome.ratio,
           bareRps: outcome.bareRps,
+          cpuUsPerRequest: outcome.cpuUsPerRequest,
+          cpuRatio:
+            outcome.cpuUsPerRequest > 0 ? outcome.bareCpuUsPerRequest / outcome.cpuUsPerRequest : undefined,
           rounds: outcome.rounds,
         })
       }
@@ -146,25 +150,36 @@ interface Credentials {
   noBearer: string | undefined
 }
 
-async function credentials(
-  databaseUrl: string,
-  server: ServerProcess,
-  caps: Capabilities,
-  client?: OAuthClient,
-) {
-  const basic = basicAuth(await createApiKey(databaseUrl))
+interface Started {
+  server: ServerProcess
+  caps: Capabilities
+  creds: Credentials
+  /** Kept for a restart on the same database: no admin CLI round trip then. */
+  reuse: { basic: string; client: OAuthClient | Error }
+}
+
+/**
+ * An API key (the admin CLI, which also migrates), then the service and an OAuth client at
+ * once, then a bearer token. A restart on the same database reuses the key and the client.
+ */
+async function startWithCredentials(databaseUrl: string, reuse?: Started['reuse']): Promise<Started> {
+  const basic = reuse?.basic ?? basicAuth(await createApiKey(databaseUrl))
+  const [server, client] = await Promise.all([
+    track(startService(databaseUrl)),
+    reuse?.client ?? createOAuthClient(databaseUrl).catch((error: unknown) => error as Error),
+  ])
+  const caps = await probeCapabilities(server.url)
   const creds: Credentials = { basic, bearer: undefined, noBearer: undefined }
-  let oauthClient = client
   if (!caps.oauthToken) creds.noBearer = 'POST /oauth/token is not there yet'
+  else if (client instanceof Error) creds.noBearer = `no OAuth client: ${client.message.split('\n')[0]}`
   else {
     try {
-      oauthClient ??= await createOAuthClient(databaseUrl)
-      creds.bearer = `Bearer ${await fetchBearerToken(server.url, oauthClient)}`
+      creds.bearer = `Bearer ${await fetchBearerToken(server.url, client)}`
     } catch (error) {
       creds.noBearer = `no bearer token: ${error instanceof Error ? error.message.split('\n')[0] : error}`
     }
   }
-  return { creds, client: oauthClient }
+  return { server, caps, creds, reuse: { basic, client } }
 }
 
 function v2Skip(caps: Capabilities, creds: Credentials, need: 'v2Read' | 'v2Update'): string | undefined {
@@ -244,25 +259,22 @@ async function sqliteGroups(): Promise<void> {
   const databaseUrl = `sqlite:${dbPath}`
   if (only.has('sqlite') || only.has('sqlite-1m')) log(`SQLite database: ${dbPath}`)
   else return
-  let server = await track(startService(databaseUrl))
-  let client: OAuthClient | undefined
+  let started = await startWithCredentials(databaseUrl)
   try {
-    const caps = await probeCapabilities(server.url)
-    const first = await credentials(databaseUrl, server, caps)
-    client = first.client
     if (only.has('sqlite')) {
-      await serviceCases('sqlite', '', server, caps, first.creds, ['create', 'read', 'update', 'list'])
+      const { server, caps, creds } = started
+      await serviceCases('sqlite', '', server, caps, creds, ['create', 'read', 'update', 'list'])
     }
     if (!only.has('sqlite-1m')) return
-    await stop(server)
+    await stop(started.server)
     log(`seeding ${SEED_PETS.toLocaleString('en-US')} pets (and their events) with the service stopped …`)
     const seeded = seedSqlitePets(dbPath, BENCH_ACCOUNT, SEED_PETS)
     log(`seeded in ${seeded.seconds.toFixed(1)} s; ${seeded.total.toLocaleString('en-US')} pets in the table`)
-    server = await track(startService(databaseUrl))
-    const again = await credentials(databaseUrl, server, caps, client)
-    await serviceCases('sqlite-1m', ' @1M', server, caps, again.creds, ['create', 'read', 'list'])
+    started = await startWithCredentials(databaseUrl, started.reuse)
+    const { server, caps, creds } = started
+    await serviceCases('sqlite-1m', ' @1M', server, caps, creds, ['create', 'read', 'list'])
   } finally {
-    await stop(server)
+    await stop(started.server)
   }
 }
 
@@ -298,11 +310,9 @@ async function postgresGroup(): Promise<void> {
     const url = new URL(adminUrl)
     url.pathname = `/${name}`
     const databaseUrl = url.toString()
-    await adminCli(databaseUrl, ['migrate'])
-    server = await track(startService(databaseUrl))
-    const caps = await probeCapabilities(server.url)
-    const { creds } = await credentials(databaseUrl, server, caps)
-    await serviceCases('postgres', ' (PostgreSQL)', server, caps, creds, ['create', 'read'])
+    const started = await startWithCredentials(databaseUrl)
+    server = started.server
+    await serviceCases('postgres', ' (PostgreSQL)', server, started.caps, started.creds, ['create', 'read'])
   } finally {
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
@@ -345,7 +355,7 @@ async function jsonServerGroup(): Promise<void> {
             target,
             createRequests('', '/pets'),
             '/pets?_limit=1',
-            count === 0 ? {} : { warmupSeconds: 0, seconds: Math.max(10, timing.seconds * 2) },
+            count === 0 ? {} : { warmupSeconds: 0, seconds: args.quick ? 8 : 10, rounds: args.quick ? 1 : 2 },
           ),
       )
     } finally {
