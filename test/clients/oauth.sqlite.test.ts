@@ -67,6 +67,16 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     expect(token.access_token.split('.')).toHaveLength(3)
   })
 
+  it('reaches any other operation through request(), with the OAuth token on /v2 paths', async () => {
+    const pet = await keyClient.pets.create({ name: 'Found', status: 'sold' })
+    const client = new PetService({ baseUrl: live.url, clientId, clientSecret, scope: 'read:pets' })
+    const found = await client.request<{ id: number; name: string }[]>('GET', '/v2/pet/findByStatus', {
+      query: { status: 'sold' },
+    })
+    expect(found.map((p) => p.id)).toContain(pet.id)
+    expect(found.lastResponse.requestId).toMatch(/^req_/)
+  })
+
   it('shares one token request among concurrent calls', async () => {
     const pet = await keyClient.pets.create({ name: 'Many' })
     const { client, paths } = counted({ baseUrl: live.url, clientId, clientSecret })

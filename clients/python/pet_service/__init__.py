@@ -6,7 +6,7 @@
     pet = client.pets.create(name="Rex", owner_id=None, species="dog", breed="collie")
 """
 
-from ._client import DEFAULT_BASE_URL, NOT_GIVEN, ApiObject, OAuth, Page, PetService, Pets, Users
+from ._client import DEFAULT_BASE_URL, NOT_GIVEN, ApiList, ApiObject, OAuth, Page, PetService, Pets, Users
 from ._http import RequestOptions, ResponseInfo
 from .errors import (
     APIConnectionError,
@@ -28,6 +28,7 @@ __all__ = [
     "NOT_GIVEN",
     "APIConnectionError",
     "APITimeoutError",
+    "ApiList",
     "ApiObject",
     "AuthenticationError",
     "ConflictError",

@@ -46,6 +46,17 @@ class ApiObject(Dict[str, Any]):
         return None if self.last_response is None else self.last_response.request_id
 
 
+class ApiList(List[Any]):
+    """A JSON array answer (e.g. ``GET /v2/pet/findByStatus`` through ``request``), carrying its
+    response like :class:`ApiObject`."""
+
+    last_response: Optional[ResponseInfo] = None
+
+    @property
+    def request_id(self) -> Optional[str]:
+        return None if self.last_response is None else self.last_response.request_id
+
+
 def _wrap(body: Any, info: ResponseInfo) -> ApiObject:
     result = ApiObject(body if isinstance(body, dict) else {})
     result.last_response = info
@@ -416,9 +427,10 @@ class PetService:
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
-    ) -> ApiObject:
+    ) -> Union[ApiObject, ApiList]:
         """Any other operation, with the same credentials, retries and errors. ``/v2/...`` paths
-        use the OAuth token when one is configured, everything else the API key."""
+        use the OAuth token when one is configured, everything else the API key. A JSON array
+        answer comes back as an :class:`ApiList`."""
         call = Call(
             method.upper(),
             path,
@@ -427,4 +439,8 @@ class PetService:
             json_body=body,
         )
         result, info = self._transport.send(call, _options(idempotency_key, timeout, max_retries))
+        if isinstance(result, list):
+            items = ApiList(result)
+            items.last_response = info
+            return items
         return _wrap(result, info)

@@ -309,6 +309,15 @@ class LiveServiceTest(unittest.TestCase):
         self.assertEqual((updated["name"], updated["photoUrls"], updated["status"]), ("Rex II", ["https://example.com/rex.jpg"], "pending"))
         self.assertEqual(self.client.pets.get(pet["id"])["name"], "Rex II")
 
+    @unittest.skipUnless(CLIENT_ID and CLIENT_SECRET, "needs an OAuth client (PET_SERVICE_CLIENT_ID/SECRET)")
+    def test_request_reaches_other_operations_with_the_same_credentials(self) -> None:
+        oauth = PetService(base_url=URL, client_id=CLIENT_ID, client_secret=CLIENT_SECRET, scope="read:pets")
+        species = unique("py-v2")
+        pet = self.client.pets.create(name="Found", species=species, status="sold")
+        found = oauth.request("GET", "/v2/pet/findByStatus", query={"status": "sold"})
+        self.assertIn(pet["id"], [p["id"] for p in found])
+        self.assertTrue(found.request_id)
+
     @unittest.skipUnless(CLIENT_ID, "needs an OAuth client (PET_SERVICE_CLIENT_ID)")
     def test_a_wrong_client_secret_is_an_authentication_error(self) -> None:
         with self.assertRaises(AuthenticationError) as caught:
