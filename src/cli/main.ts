@@ -11,6 +11,7 @@ import { openDatabase } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { findApiKeyById, listApiKeys } from '../keys/keys-repository.ts'
 import { createApiKey, KeyAuthenticator, toApiKeyInfo } from '../keys/keys-service.ts'
+import { ClientsUsageError, runClientsCommand } from './clients-command.ts'
 
 const HELP = `pet-service — run and administer the Pet Service
 
@@ -23,6 +24,11 @@ Usage:
                                             create an API key (and the account if needed)
   pet-service keys list --account EMAIL [--json]
   pet-service keys revoke KEY_ID
+  pet-service clients create --account EMAIL [--scope "read:pets write:pets"] [--name N]
+                             [--redirect-uri URI]... [--json]
+                                            create an OAuth client (and the account if needed)
+  pet-service clients list --account EMAIL [--json]
+  pet-service clients delete CLIENT_ID     delete a client; its tokens stop working
   pet-service backup PATH                   consistent online copy of the SQLite database
 
 Every command uses DATABASE_URL (default sqlite:./data/pet-service.db), like the server.
@@ -168,6 +174,10 @@ export async function runCli(argv: string[], out: Out = console.log): Promise<nu
         out(revoked ? `Revoked ${id}.` : `${id} was already revoked.`)
         return 0
       }
+      case 'clients create':
+      case 'clients list':
+      case 'clients delete':
+        return await runClientsCommand(db, sub ?? '', rest, out, config.port)
       default:
         throw new UsageError(`Unknown command "${argv.join(' ')}".\n\n${HELP}`)
     }
@@ -186,7 +196,7 @@ export async function main(argv: string[]): Promise<void> {
     const code = await runCli(argv)
     if (code >= 0) process.exitCode = code
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof ClientsUsageError) {
       console.error(error.message)
       process.exitCode = 2
     } else if (

@@ -12,9 +12,10 @@ import { constantTimeEqual } from './constant-time.ts'
 import { registerInteractionRoutes } from './interaction-routes.ts'
 import { loadOrCreateKeys } from './oauth-keys.ts'
 import { purgeExpiredOAuthRows } from './oauth-store.ts'
-import { createProvider, OAUTH_MOUNT, resourceOf, TTL } from './provider.ts'
+import { createProvider, OAUTH_MOUNT, resourceOf } from './provider.ts'
 import { RevocationList } from './revocations.ts'
 import { type AccessTokenClaims, InvalidTokenError, TokenVerifier } from './token-verifier.ts'
+import { TTL } from './ttl.ts'
 
 export interface OAuthServer {
   issuer: string

@@ -6,16 +6,9 @@ import { renderErrorPage } from './interaction-pages.ts'
 import type { OAuthKeys } from './oauth-keys.ts'
 import { SIGNING_ALG } from './oauth-keys.ts'
 import { DatabaseAdapter } from './oauth-store.ts'
+import { TTL } from './ttl.ts'
 
-/** Lifetimes, in seconds. Access tokens are short: they are verified without the database. */
-export const TTL = {
-  accessToken: 3600,
-  authorizationCode: 60,
-  refreshToken: 14 * 24 * 3600,
-  interaction: 3600,
-  session: 14 * 24 * 3600,
-  grant: 14 * 24 * 3600,
-} as const
+export { TTL }
 
 /** Where the provider's endpoints live: `/oauth/token`, `/oauth/authorize`, … */
 export const OAUTH_MOUNT = '/oauth'

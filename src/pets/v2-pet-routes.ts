@@ -85,6 +85,14 @@ function petIdParam(request: FastifyRequest): number {
   const segment = decodeURIComponent(request.url.split('?')[0]?.split('/')[3] ?? '')
   const id = int64(segment)
   if (id === undefined) throw invalidId('petId')
+  return existingId(id)
+}
+
+/** Ids are assigned from 1 up and stay below 2^53: any other valid int64 names no pet. */
+function existingId(id: number): number {
+  if (!Number.isSafeInteger(id) || id < 1) {
+    throw new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
+  }
   return id
 }
 
@@ -132,7 +140,10 @@ function assertValid(request: FastifyRequest): void {
     request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
   )?.validation
   if (validation === undefined) return
-  const errors = fieldErrors(validation)
+  // One entry per field (an empty name breaks both minLength and pattern).
+  const errors = fieldErrors(validation).filter(
+    (e, i, all) => all.findIndex((f) => f.param === e.param) === i,
+  )
   throw new ApiError(
     'validation_failed',
     `Validation exception: ${errors.map((e) => e.message).join('; ')}.`,
@@ -226,6 +237,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       const id = int64(rawId, typeof rawId === 'number' ? rawBodyId(request, rawId) : undefined)
       if (id === undefined || typeof rawId !== 'number') throw invalidId('id')
       assertValid(request)
+      existingId(id)
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const pet = await db
         .transaction()

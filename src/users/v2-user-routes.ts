@@ -65,7 +65,10 @@ function assertValid(request: FastifyRequest): void {
     request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
   )?.validation
   if (validation === undefined) return
-  const errors = fieldErrors(validation)
+  // One entry per field (an empty name breaks both minLength and pattern).
+  const errors = fieldErrors(validation).filter(
+    (e, i, all) => all.findIndex((f) => f.param === e.param) === i,
+  )
   throw new ApiError(
     'validation_failed',
     `Validation exception: ${errors.map((e) => e.message).join('; ')}.`,

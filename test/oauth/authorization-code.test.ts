@@ -66,7 +66,11 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
   afterAll(() => t.close())
 
   /** Sign-in and consent in a fresh browser; returns the redirect to the client. */
-  async function authorize(challenge: string, decision: 'allow' | 'deny' = 'allow') {
+  async function authorize(
+    challenge: string,
+    decision: 'allow' | 'deny' = 'allow',
+    wrongPasswordFirst = false,
+  ) {
     const browser = new Browser(t.app)
     const start = await browser.request('GET', authorizeUrl(client, challenge))
     expect(start.statusCode, start.body).toBe(303)
@@ -79,12 +83,14 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     expect(signIn.body).toContain('Test app')
     expect(signIn.body).toContain('name="password"')
 
-    const wrong = await browser.request('POST', `${signInUrl}/login`, {
-      email: owner.email,
-      password: 'nope',
-    })
-    expect(wrong.statusCode).toBe(401)
-    expect(wrong.body).toContain('do not match')
+    if (wrongPasswordFirst) {
+      const wrong = await browser.request('POST', `${signInUrl}/login`, {
+        email: owner.email,
+        password: 'nope',
+      })
+      expect(wrong.statusCode).toBe(401)
+      expect(wrong.body).toContain('do not match')
+    }
 
     const signedIn = await browser.request('POST', `${signInUrl}/login`, {
       email: owner.email,
@@ -113,8 +119,8 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     return new URL(done.headers.location as string)
   }
 
-  async function codeFor(verifierChallenge: { challenge: string }) {
-    const back = await authorize(verifierChallenge.challenge)
+  async function codeFor(verifierChallenge: { challenge: string }, wrongPasswordFirst = false) {
+    const back = await authorize(verifierChallenge.challenge, 'allow', wrongPasswordFirst)
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
     expect(back.searchParams.get('state')).toBe('state-123')
     expect(back.searchParams.get('iss')).toBe('http://localhost:8080')
@@ -125,7 +131,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
 
   it('signs in, asks consent, redirects with a code, exchanges it, calls the API, refreshes', async () => {
     const pkce = pkcePair()
-    const code = await codeFor(pkce)
+    const code = await codeFor(pkce, true)
 
     const token = await tokenRequest(t.app, client, {
       grant_type: 'authorization_code',
@@ -205,6 +211,51 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
       expect(res.statusCode).toBe(401)
       expect(res.headers['www-authenticate']).toContain('error="invalid_token"')
     }
+  })
+
+  it('introspects and revokes a refresh token; revoking it ends the grant and its access tokens', async () => {
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const tokens = (
+      await tokenRequest(t.app, client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: pkce.verifier,
+      })
+    ).json()
+    const introspect = (token: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/introspect',
+        ...formBody({ token, client_id: client.clientId, client_secret: client.clientSecret }),
+      })
+    const active = await introspect(tokens.refresh_token)
+    expect(active.statusCode).toBe(200)
+    expect(active.json()).toMatchObject({ active: true, client_id: client.clientId, sub: owner.accountId })
+
+    const revoke = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      ...formBody({
+        token: tokens.refresh_token,
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      }),
+    })
+    expect(revoke.statusCode).toBe(200)
+    expect((await introspect(tokens.refresh_token)).json()).toEqual({ active: false })
+    const refresh = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    })
+    expect(refresh.json().error).toBe('invalid_grant')
+    const call = await t.app.inject({
+      method: 'GET',
+      url: '/v2/store/inventory',
+      headers: bearer(tokens.access_token),
+    })
+    expect(call.statusCode).toBe(401)
   })
 
   it('refuses a token request without the PKCE verifier, or with a wrong one, with invalid_grant', async () => {

@@ -1,0 +1,12 @@
+// swagger-client ships no types; this is the part the tests use.
+declare module 'swagger-client' {
+  interface SwaggerClientInstance {
+    spec: { paths: Record<string, Record<string, { operationId?: string }>> }
+    execute(request: Record<string, unknown>): Promise<unknown>
+  }
+  export default function SwaggerClient(options: {
+    url: string
+    spec?: unknown
+    authorizations?: Record<string, unknown>
+  }): Promise<SwaggerClientInstance>
+}
