@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
+import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
 
 const PETCTL = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url))
 
@@ -131,6 +131,32 @@ describeDb('petctl', () => {
     expect(unauthenticated.stderr).toContain('code api_key_missing')
     const invalid = await petctl(['pets', 'create', '--name', ' '], env)
     expect(invalid.stderr).toContain('param name')
+  })
+
+  it('retries a create that fails twice (one pet) and honours --timeout and --max-retries', async () => {
+    const own = { ...env, PET_SERVICE_API_KEY: (await live.newAccount()).apiKey }
+    let calls = 0
+    const proxy = await startProxy(live.url, () => {
+      calls++
+      if (calls <= 2) return serverError(503)
+      if (calls === 4) return { kind: 'forward', delayMs: 800 }
+      return { kind: 'forward' }
+    })
+    try {
+      const created = await petctl(['pets', 'create', '--name', 'Rex', '--url', proxy.url, '--json'], own)
+      expect(created.code, created.stderr).toBe(0)
+      expect(proxy.seen).toHaveLength(3)
+      expect((await petctl(['pets', 'list', '--json'], own)).stdout).toContain('"name": "Rex"')
+      expect(JSON.parse((await petctl(['pets', 'list', '--json'], own)).stdout).data).toHaveLength(1)
+      const slow = await petctl(
+        ['pets', 'list', '--url', proxy.url, '--timeout', '200', '--max-retries', '0'],
+        own,
+      )
+      expect(slow.code).toBe(1)
+      expect(slow.stderr).toContain('No response within 200 ms')
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('exits 2 with a usage message for a bad command line', async () => {
