@@ -62,8 +62,15 @@ export function createProvider(options: ProviderOptions): Provider {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // A client may inspect or revoke only its own tokens (another's look unknown).
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       // JWT access tokens need a resource server: every token is for the v2 API.
       resourceIndicators: {
         enabled: true,

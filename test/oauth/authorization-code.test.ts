@@ -234,6 +234,22 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     expect(active.statusCode).toBe(200)
     expect(active.json()).toMatchObject({ active: true, client_id: client.clientId, sub: owner.accountId })
 
+    // Another client learns nothing about it and cannot revoke it.
+    const stranger = await newClient(t)
+    const asStranger = (path: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: path,
+        ...formBody({
+          token: tokens.refresh_token,
+          client_id: stranger.clientId,
+          client_secret: stranger.clientSecret,
+        }),
+      })
+    expect((await asStranger('/oauth/introspect')).json()).toEqual({ active: false })
+    expect((await asStranger('/oauth/revoke')).statusCode).toBe(200)
+    expect((await introspect(tokens.refresh_token)).json().active).toBe(true)
+
     const revoke = await t.app.inject({
       method: 'POST',
       url: '/oauth/revoke',
