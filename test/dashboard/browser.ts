@@ -25,3 +25,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true })
 }
+
+/** Form controls on the page that have neither a <label> nor an aria-label (should be none). */
+export async function unlabelledControls(page: Page): Promise<string[]> {
+  // A string, since the test project is compiled without the DOM library.
+  return page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.type !== 'hidden' && !el.hidden && el.closest('[hidden]') === null)
+    .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label'))
+    .map((el) => el.outerHTML)`)
+}

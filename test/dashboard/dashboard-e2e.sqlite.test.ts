@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot } from './browser.ts'
+import { chromiumPath, launchChromium, screenshot, unlabelledControls } from './browser.ts'
 
 /**
  * The dashboard end to end, in real headless Chromium against a real listening server (SQLite
@@ -62,6 +62,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     await page.getByRole('link', { name: 'Create an account' }).click()
     await page.getByLabel('Email').fill(email)
     await page.getByLabel('Password').fill(password)
+    expect(await unlabelledControls(page)).toEqual([])
     await screenshot(page, 'sign-up')
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL(`${base}/dashboard?notice=welcome`)
@@ -71,6 +72,10 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
 
   it('creates an API key, shows it once, and the key creates a pet (201)', async () => {
     await page.getByRole('link', { name: 'API keys' }).click()
+    // Keyboard users meet the skip link first; every control has a label.
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content')
+    expect(await unlabelledControls(page)).toEqual([])
     await page.getByLabel('Label').fill('Checkout service')
     await page.getByRole('button', { name: 'Create key' }).click()
     apiKey = (await page.getByTestId('new-key').textContent()) ?? ''
@@ -114,6 +119,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
       await expect.poll(() => table.getByRole('link', { name, exact: true }).count()).toBe(1)
     }
     await screenshot(page, 'pets')
+    expect(await unlabelledControls(page)).toEqual([])
 
     await page.getByLabel('Status').selectOption('pending')
     await page.getByRole('button', { name: 'Filter' }).click()
@@ -152,6 +158,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
 
   it('creates an OAuth app whose client credentials obtain a token that the v2 API accepts', async () => {
     await page.getByRole('link', { name: 'OAuth apps' }).click()
+    expect(await unlabelledControls(page)).toEqual([])
     await page.getByLabel('Name').fill('Vet clinic portal')
     await page.getByLabel('Redirect URIs').fill(CALLBACK)
     await page.getByRole('button', { name: 'Create app' }).click()
