@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -58,6 +58,16 @@ describeDb('@pet-service/client as a package', () => {
     expect(files).toContain('dist/index.d.ts')
     expect(files).toContain('README.md')
     expect(files.filter((f) => !/^(dist\/|README\.md$|package\.json$)/.test(f))).toEqual([])
+  })
+
+  it('has no dependencies and nothing Node-only in its code, so browsers can load it', () => {
+    const installed = join(project, 'node_modules/@pet-service/client')
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    expect(manifest.dependencies ?? {}).toEqual({})
+    for (const file of files.filter((f) => f.endsWith('.js'))) {
+      const code = readFileSync(join(installed, file), 'utf8')
+      expect(code, file).not.toMatch(/from ['"]node:|require\(|\bprocess\.|\bBuffer\b/)
+    }
   })
 
   it('installs in an empty project and works from plain JavaScript', async () => {

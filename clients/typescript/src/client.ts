@@ -34,7 +34,7 @@ export const DEFAULT_BASE_URL = 'http://localhost:8080'
  * The Pet Service API.
  *
  * ```ts
- * const client = new PetService({ apiKey: process.env.PET_SERVICE_API_KEY })
+ * const client = new PetService({ apiKey: 'pet_sk_...', baseUrl: 'https://pets.example.com' })
  * const pet = await client.pets.create({ name: 'Rex', species: 'dog' })
  * for await (const p of client.pets.list({ species: 'dog' })) console.log(p.name)
  * ```
