@@ -7,6 +7,7 @@ import {
   createClient,
   findClient,
   listClientsOfAccount,
+  listEveryClient,
   removeClient,
 } from '../oauth/clients-service.ts'
 import { RevocationList } from '../oauth/revocations.ts'
@@ -77,16 +78,22 @@ export async function runClientsCommand(
         args,
         options: { account: { type: 'string' }, json: { type: 'boolean' } },
       })
-      const email = requireEmail(values.account)
-      const account = await findAccountByEmail(db, email)
-      if (account === undefined) throw new ClientsUsageError(`No account for ${email}.`)
-      const clients = await listClientsOfAccount(db, account.id)
+      let clients: Awaited<ReturnType<typeof listEveryClient>>
+      let whose = 'any account'
+      if (values.account === undefined) clients = await listEveryClient(db)
+      else {
+        const email = requireEmail(values.account)
+        const account = await findAccountByEmail(db, email)
+        if (account === undefined) throw new ClientsUsageError(`No account for ${email}.`)
+        clients = await listClientsOfAccount(db, account.id)
+        whose = email
+      }
       if (values.json) out(JSON.stringify(clients))
-      else if (clients.length === 0) out(`No OAuth clients for ${email}.`)
+      else if (clients.length === 0) out(`No OAuth clients for ${whose}.`)
       else {
         for (const c of clients) {
           out(
-            `${c.client_id}  ${c.name}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
+            `${c.client_id}  ${c.name}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
           )
         }
       }

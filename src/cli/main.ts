@@ -27,7 +27,7 @@ Usage:
   pet-service clients create --account EMAIL [--scope "read:pets write:pets"] [--name N]
                              [--redirect-uri URI]... [--json]
                                             create an OAuth client (and the account if needed)
-  pet-service clients list --account EMAIL [--json]
+  pet-service clients list [--account EMAIL] [--json]
   pet-service clients delete CLIENT_ID     delete a client; its tokens stop working
   pet-service backup PATH                   consistent online copy of the SQLite database
 

@@ -21,6 +21,16 @@ export async function listClients(db: Db, accountId: string): Promise<ClientRow[
     .execute()
 }
 
+/** Every client of every account, newest first (the admin CLI). */
+export async function listAllClients(db: Db): Promise<ClientRow[]> {
+  return db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('client_id', 'desc')
+    .execute()
+}
+
 export async function deleteClient(db: Db, clientId: string, accountId?: string): Promise<boolean> {
   let query = db.deleteFrom('oauth_clients').where('client_id', '=', clientId)
   if (accountId !== undefined) query = query.where('account_id', '=', accountId)

@@ -10,6 +10,7 @@ import {
   deleteStoredClientArtifacts,
   findClient,
   insertClient,
+  listAllClients,
   listClients,
 } from './clients-repository.ts'
 
@@ -110,6 +111,10 @@ export async function createClient(
 
 export async function listClientsOfAccount(db: Db, accountId: string): Promise<ClientInfo[]> {
   return (await listClients(db, accountId)).map(toClientInfo)
+}
+
+export async function listEveryClient(db: Db): Promise<ClientInfo[]> {
+  return (await listAllClients(db)).map(toClientInfo)
 }
 
 /**

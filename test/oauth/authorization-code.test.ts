@@ -274,6 +274,43 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     expect(call.statusCode).toBe(401)
   })
 
+  it('refuses refresh requests with an unknown token (invalid_grant), an unknown scope (invalid_scope), or another client (invalid_grant)', async () => {
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const tokens = (
+      await tokenRequest(t.app, client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: pkce.verifier,
+      })
+    ).json()
+    const unknown = await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: 'nope' })
+    expect(unknown.statusCode).toBe(400)
+    expect(unknown.json().error).toBe('invalid_grant')
+    const badScope = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      scope: 'read:pets admin',
+    })
+    expect(badScope.statusCode).toBe(400)
+    expect(badScope.json().error).toBe('invalid_scope')
+    const stranger = await newClient(t, { redirectUris: [REDIRECT] })
+    const stolen = await tokenRequest(t.app, stranger, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    })
+    expect(stolen.statusCode, stolen.body).toBe(400)
+    expect(stolen.json().error).toBe('invalid_grant')
+    const narrower = await tokenRequest(t.app, client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      scope: 'read:pets',
+    })
+    expect(narrower.statusCode, narrower.body).toBe(200)
+    expect(narrower.json().scope).toBe('read:pets')
+  })
+
   it('refuses a token request without the PKCE verifier, or with a wrong one, with invalid_grant', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)

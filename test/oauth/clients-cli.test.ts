@@ -56,6 +56,9 @@ describeDb('admin CLI: pet-service clients', () => {
     const clients = JSON.parse(list.stdout)
     expect(clients.map((c: { client_id: string }) => c.client_id)).toEqual([out.client_id])
     expect(list.stdout).not.toContain(out.client_secret)
+    const all = await runPetService(['clients', 'list'], env)
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.stdout).toContain(out.client_id)
 
     const deleted = await runPetService(['clients', 'delete', out.client_id], env)
     expect(deleted.code, deleted.stderr).toBe(0)
