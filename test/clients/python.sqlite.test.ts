@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -9,6 +9,30 @@ import { oauthClientEnv } from './oauth.ts'
 import { type LiveServer, startLiveServer } from './servers.ts'
 
 const PYTHON_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url))
+
+/** A Python 3.9 interpreter, if this machine has one: on PATH, or installed by pyenv. */
+function findPython39(): string | undefined {
+  const pyenv = join(homedir(), '.pyenv', 'versions')
+  const candidates = [
+    'python3.9',
+    ...(existsSync(pyenv) ? readdirSync(pyenv).filter((v) => v.startsWith('3.9.')) : []).map((v) =>
+      join(pyenv, v, 'bin', 'python3'),
+    ),
+  ]
+  for (const candidate of candidates) {
+    try {
+      execFileSync(candidate, ['-c', 'import sys; assert sys.version_info[:2] == (3, 9)'], {
+        stdio: 'ignore',
+      })
+      return candidate
+    } catch {
+      // not this one
+    }
+  }
+  return undefined
+}
+
+const PYTHON_39 = findPython39()
 
 function run(
   command: string,
@@ -61,6 +85,17 @@ describeDb('Python client', () => {
     // Every test ran, the OAuth ones included.
     expect(output).not.toMatch(/skipped/)
   })
+
+  // Python 3.9 is the oldest version the library supports; run the suite there too when this
+  // machine has one (pyenv here). Skipped, with this reason, where none is installed.
+  it.skipIf(PYTHON_39 === undefined)(
+    'passes the same suite on Python 3.9, the oldest supported',
+    async () => {
+      const { code, output } = await run(PYTHON_39!, ['-m', 'unittest'], { cwd: PYTHON_DIR, env })
+      expect(code, output).toBe(0)
+      expect(output).not.toMatch(/skipped/)
+    },
+  )
 
   it('installs offline with pip --no-build-isolation and works from the installed copy', async () => {
     // A copy, so the build's egg-info and build/ never land in the working tree.

@@ -254,7 +254,7 @@ class LiveServiceTest(unittest.TestCase):
         self.assertIsNone(caught.exception.status)
 
     def test_timeout_error_when_the_answer_is_too_slow(self) -> None:
-        client, _ = self.proxied(lambda n: ("forward", 1.0), timeout=0.2, max_retries=0)
+        client, _ = self.proxied(lambda n: ("forward", 0.6), timeout=0.2, max_retries=0)
         with self.assertRaises(APITimeoutError):
             client.pets.list()
         # A per-call timeout overrides the client's.
@@ -274,7 +274,7 @@ class LiveServiceTest(unittest.TestCase):
 
     def test_a_create_whose_answer_was_lost_is_replayed_not_repeated(self) -> None:
         species = unique("py-lost")
-        client, proxy = self.proxied(lambda n: ("forward", 1.0) if n == 0 else FORWARD, timeout=0.3)
+        client, proxy = self.proxied(lambda n: ("forward", 0.6) if n == 0 else FORWARD, timeout=0.2)
         pet = client.pets.create(name="Once", species=species)
         self.assertGreaterEqual(len(proxy.seen), 2)
         self.assertEqual([p["id"] for p in self.client.pets.list(species=species)], [pet["id"]])
