@@ -95,7 +95,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
       await api('/v1/user', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Grace Hopper', email: 'grace@example.com' }),
+        body: JSON.stringify({ name: 'Grace Hopper', email: 'grace@example.com', phone: '+1 555 0100' }),
       })
     ).json()) as { id: string }
     const more = [

@@ -79,6 +79,7 @@ function pageLinks(
     })
     return `${path}?${q.toString()}`
   }
+  if (!hasNewer && !hasOlder) return html``
   return html`<nav class="pager" aria-label="Pages">
   <span></span>
   <span class="actions">
