@@ -127,6 +127,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerV2Api(app, {
     oauth,
     keys,
+    failedAttempts: limiters.failedAuth,
     ...(limiters.account === null ? {} : { rateLimit: accountRateLimit(limiters.account) }),
   })
   return app

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { hasScope } from '../auth/principal.ts'
 import { ApiError } from '../errors/api-error.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
 import type { KeyAuthenticator } from '../keys/keys-service.ts'
 import { InvalidTokenError, type TokenVerifier } from './token-verifier.ts'
 
@@ -31,6 +32,20 @@ function invalidToken(description: string): ApiError {
 export interface BearerAuthDeps {
   verifier: TokenVerifier
   keys: KeyAuthenticator
+  /** Failed attempts per client address: guessing is refused (429) before any more checks. */
+  failedAttempts?: RateLimiter
+}
+
+/** Counts a failed authentication; past the allowance the answer becomes 429. */
+async function countFailure(deps: BearerAuthDeps, request: FastifyRequest, error: unknown): Promise<unknown> {
+  if (deps.failedAttempts === undefined || !(error instanceof ApiError) || error.status !== 401) return error
+  const decision = await deps.failedAttempts.take(request.ip)
+  if (decision.allowed) return error
+  return new ApiError(
+    'rate_limited',
+    `Too many failed authentication attempts from your address; retry in ${decision.retryAfterSeconds} s.`,
+    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
+  )
 }
 
 /**
@@ -49,7 +64,7 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
         request.principal = await deps.keys.authenticate(apiKey)
       } catch (error) {
         if (error instanceof ApiError) error.options.headers = { 'www-authenticate': BEARER_CHALLENGE }
-        throw error
+        throw await countFailure(deps, request, error)
       }
       assertBearerScope(request)
       return
@@ -78,7 +93,8 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
         credentialId: claims.client_id,
       }
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw invalidToken(error.message)
+      if (error instanceof InvalidTokenError)
+        throw await countFailure(deps, request, invalidToken(error.message))
       throw error
     }
     assertBearerScope(request)

@@ -101,7 +101,12 @@ export async function updatePet(
     missing: () => petNotFound(id),
     ifMatch,
     write: async (current) => {
-      const { changes, previous } = changesBetween(current, fields)
+      // Any write that names a status makes it part of the v2 view again (see Pet.statusOmitted).
+      const named = fields.status !== undefined && fields.statusOmitted === undefined
+      const { changes, previous } = changesBetween(
+        current,
+        named ? { ...fields, statusOmitted: false } : fields,
+      )
       if (changes.status !== undefined) assertTransition(current.status, changes.status)
       if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
       if (Object.keys(changes).length === 0) return current

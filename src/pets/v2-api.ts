@@ -2,6 +2,7 @@ import { dirname, join, resolve } from 'node:path'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { sqlitePath } from '../config/config.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
 import { registerValidation } from '../http/validation.ts'
 import type { KeyAuthenticator } from '../keys/keys-service.ts'
 import { bearerAuthentication } from '../oauth/bearer-auth.ts'
@@ -14,6 +15,8 @@ import { UPLOAD_LIMIT_BYTES, v2PetRoutes } from './v2-pet-routes.ts'
 export interface V2ApiOptions {
   oauth: OAuthServer
   keys: KeyAuthenticator
+  /** Failed authentications per client address (shared with v1's API keys). */
+  failedAttempts?: RateLimiter
   /** The per-account rate limit hook, when rate limiting is on. */
   rateLimit?: onRequestAsyncHookHandler
 }
@@ -65,7 +68,14 @@ export async function registerV2Api(app: FastifyInstance, options: V2ApiOptions)
       await v2.register(multipart, {
         limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10, parts: 20 },
       })
-      v2.addHook('onRequest', bearerAuthentication({ verifier: options.oauth.verifier, keys: options.keys }))
+      v2.addHook(
+        'onRequest',
+        bearerAuthentication({
+          verifier: options.oauth.verifier,
+          keys: options.keys,
+          ...(options.failedAttempts === undefined ? {} : { failedAttempts: options.failedAttempts }),
+        }),
+      )
       if (options.rateLimit !== undefined) v2.addHook('onRequest', options.rateLimit)
       await v2.register(v2PetRoutes, {
         uploadDir: uploadDirFor(config.databaseUrl),

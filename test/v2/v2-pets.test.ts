@@ -115,6 +115,16 @@ describeDb('v2 pets (Petstore compatible)', () => {
     })
   })
 
+  it('shows status on v2 again once a v1 write names it', async () => {
+    const pet = await addPet({ name: 'nostatus' })
+    const patched = await withKey(
+      t.app,
+      client.apiKey,
+    )({ method: 'PATCH', url: `/v1/pet/${pet.id}`, ...form({ status: 'available' }) })
+    expect(patched.statusCode).toBe(200)
+    expect((await call('GET', `/v2/pet/${pet.id}`)).json()).toEqual({ ...pet, status: 'available' })
+  })
+
   it('refuses a non-JSON body with 415', async () => {
     for (const method of ['POST', 'PUT'] as const) {
       const res = await t.app.inject({
