@@ -1,8 +1,18 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { type Html, html, type Renderable } from '../html.ts'
 import { type IconName, icon, LOGO } from './icons.ts'
 
 /** Where the dashboard's own files are served (see dashboard-plugin.ts). */
 export const ASSETS = '/dashboard/assets'
+
+// A fingerprint of the stylesheet and script in their URLs: browsers may cache them for an hour,
+// and a new release still reaches them at once.
+const ASSET_VERSION = createHash('sha256')
+  .update(readFileSync(new URL('../assets/dashboard.css', import.meta.url)))
+  .update(readFileSync(new URL('../assets/dashboard.js', import.meta.url)))
+  .digest('hex')
+  .slice(0, 10)
 
 export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'account'
 
@@ -26,8 +36,8 @@ function head(title: string): Html {
 <meta name="referrer" content="same-origin">
 <title>${title} · Pet Service</title>
 <link rel="icon" href="${ASSETS}/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="${ASSETS}/dashboard.css">
-<script src="${ASSETS}/dashboard.js" defer></script>`
+<link rel="stylesheet" href="${ASSETS}/dashboard.css?v=${ASSET_VERSION}">
+<script src="${ASSETS}/dashboard.js?v=${ASSET_VERSION}" defer></script>`
 }
 
 export function noticeBlock(notice: Notice | undefined): Html {
