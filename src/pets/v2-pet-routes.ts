@@ -8,7 +8,7 @@ import { ApiError } from '../errors/api-error.ts'
 import { fieldErrors } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
 import { LIMITS } from '../schemas/common.ts'
-import type { Category, PetFields, Tag } from './pet.ts'
+import type { Category, Pet, PetFields, Tag } from './pet.ts'
 import { PET_STATUSES, type PetStatus } from './pet-status.ts'
 import {
   FindByStatusQuery,
@@ -173,6 +173,14 @@ const IMAGE_TYPES: { ext: string; mime: string; test: (b: Buffer) => boolean }[]
       b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
   },
 ]
+
+function assertRoomForPhoto(pet: Pet): void {
+  if (pet.photoUrls.length < LIMITS.photoUrls) return
+  throw new ApiError('validation_failed', `A pet has at most ${LIMITS.photoUrls} photo URLs.`, {
+    param: 'photoUrls',
+    errors: [{ param: 'photoUrls', message: `\`photoUrls\` must have at most ${LIMITS.photoUrls} items` }],
+  })
+}
 
 export interface V2PetRoutesOptions {
   /** Where uploaded images are written. */
@@ -417,7 +425,8 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
           'Send the image as multipart/form-data in the field `file`.',
         )
       }
-      await getPet(db, accountId, id) // 404 before reading a large body
+      // 404, or 422 when the pet has no room for another photo, before reading a large body.
+      assertRoomForPhoto(await getPet(db, accountId, id))
       let file: { data: Buffer; filename: string } | undefined
       let metadata: string | undefined
       for await (const part of request.parts()) {
@@ -446,14 +455,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       const url = `${options.publicUrl}/v2/images/${name}`
       await db.transaction().execute(async (trx) => {
         const pet = await getPet(trx, accountId, id)
-        if (pet.photoUrls.length >= LIMITS.photoUrls) {
-          throw new ApiError('validation_failed', `A pet has at most ${LIMITS.photoUrls} photo URLs.`, {
-            param: 'photoUrls',
-            errors: [
-              { param: 'photoUrls', message: `\`photoUrls\` must have at most ${LIMITS.photoUrls} items` },
-            ],
-          })
-        }
+        assertRoomForPhoto(pet)
         await updatePet(trx, accountId, id, { photoUrls: [...pet.photoUrls, url] })
       })
       return {

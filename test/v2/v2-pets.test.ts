@@ -381,7 +381,7 @@ describeDb('v2 pets (Petstore compatible)', () => {
     expect(image.rawPayload.equals(PNG)).toBe(true)
   })
 
-  it('refuses an upload that is not an image (415), too large (413), or for an unknown pet (404)', async () => {
+  it('refuses an upload that is not an image (415), too large (413), for an unknown pet (404) or a pet with 20 photos (422)', async () => {
     const pet = await addPet()
     const upload = (id: number, data: Buffer) => {
       const body = multipart([{ name: 'file', filename: 'f.bin', type: 'application/octet-stream', data }])
@@ -398,6 +398,12 @@ describeDb('v2 pets (Petstore compatible)', () => {
     const huge = await upload(pet.id, Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024 + 1)]))
     expect(huge.statusCode).toBe(413)
     expect((await upload(987654, PNG)).statusCode).toBe(404)
+    const full = await addPet({
+      photoUrls: Array.from({ length: 20 }, (_, i) => `https://example.com/${i}.jpg`),
+    })
+    const noRoom = await upload(full.id, PNG)
+    expect(noRoom.statusCode).toBe(422)
+    expect(noRoom.json().param).toBe('photoUrls')
     expect((await call('GET', `/v2/pet/${pet.id}`)).json().photoUrls).toEqual([])
   })
 
