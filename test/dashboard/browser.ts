@@ -1,5 +1,8 @@
 import { execSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
 /** Debian's chromium (installed by .ci/run when absent), or undefined when this machine has none. */
@@ -18,12 +21,18 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
   })
 }
 
-export const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url)
+/**
+ * Screenshots go to docs/screenshots (the README shows them) only when UPDATE_SCREENSHOTS=1, so
+ * that running the suite leaves the checkout clean; otherwise to a temporary folder.
+ */
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+    : join(tmpdir(), 'pet-service-screenshots')
 
-/** Saves a screenshot of the page into docs/screenshots (the README shows them). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
 
 /** Form controls on the page that have neither a <label> nor an aria-label (should be none). */
