@@ -1,5 +1,6 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider'
 import type { Db } from '../db/schema.ts'
+import { sha256Hex } from '../lib/hash.ts'
 import { nowIso } from '../lib/time.ts'
 import { findClient } from './clients-repository.ts'
 import { clientMetadata } from './clients-service.ts'
@@ -10,19 +11,37 @@ import { clientMetadata } from './clients-service.ts'
  * never stored (RFC 9068 tokens are verified by signature); the Client model is read from
  * `oauth_clients`, so clients are managed by us and their secrets stay hashed.
  * Contract: https://github.com/panva/node-oidc-provider/blob/v9.x/example/my_adapter.js
+ *
+ * For the models whose id IS a bearer secret (refresh tokens, authorization codes), the row is
+ * keyed by the id's SHA-256 and the payload is stored without its `jti` (which equals the id):
+ * the database never holds a usable token. Every lookup arrives with the token itself, so the
+ * hash finds the row and the `jti` is put back.
  */
+const SECRET_ID_MODELS = new Set(['RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'AccessToken'])
+
 export class DatabaseAdapter implements Adapter {
+  readonly #secretIds: boolean
+
   constructor(
     private readonly db: Db,
     private readonly model: string,
     private readonly onGrantRevoked: (grantId: string) => Promise<void>,
-  ) {}
+  ) {
+    this.#secretIds = SECRET_ID_MODELS.has(model)
+  }
+
+  /** The stored key for an id: its hash for secret-bearing models. */
+  #key(id: string): string {
+    return this.#secretIds ? sha256Hex(id) : id
+  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const stored: AdapterPayload = { ...payload }
+    if (this.#secretIds && stored.jti === id) delete stored.jti
     const row = {
       model: this.model,
-      id,
-      payload: JSON.stringify(payload),
+      id: this.#key(id),
+      payload: JSON.stringify(stored),
       grant_id: payload.grantId ?? null,
       uid: payload.uid ?? null,
       expires_at: expiresIn > 0 ? nowIso(Date.now() + expiresIn * 1000) : null,
@@ -51,9 +70,11 @@ export class DatabaseAdapter implements Adapter {
       .selectFrom('oauth_store')
       .select(['payload', 'expires_at', 'consumed_at'])
       .where('model', '=', this.model)
-      .where('id', '=', id)
+      .where('id', '=', this.#key(id))
       .executeTakeFirst()
-    return toPayload(row)
+    const payload = toPayload(row)
+    if (payload !== undefined && this.#secretIds && payload.jti === undefined) payload.jti = id
+    return payload
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -75,12 +96,16 @@ export class DatabaseAdapter implements Adapter {
       .updateTable('oauth_store')
       .set({ consumed_at: nowIso() })
       .where('model', '=', this.model)
-      .where('id', '=', id)
+      .where('id', '=', this.#key(id))
       .execute()
   }
 
   async destroy(id: string): Promise<void> {
-    await this.db.deleteFrom('oauth_store').where('model', '=', this.model).where('id', '=', id).execute()
+    await this.db
+      .deleteFrom('oauth_store')
+      .where('model', '=', this.model)
+      .where('id', '=', this.#key(id))
+      .execute()
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

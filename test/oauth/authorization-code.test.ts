@@ -177,6 +177,35 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     expect(read.json()).toEqual({ id: created.json().id, name: 'Flow', photoUrls: [] })
   })
 
+  it('stores authorization codes, refresh tokens and client secrets only as hashes', async () => {
+    const dump = async () => {
+      const store = await t.database.db.selectFrom('oauth_store').selectAll().execute()
+      const clients = await t.database.db.selectFrom('oauth_clients').selectAll().execute()
+      return JSON.stringify([store, clients])
+    }
+    const pkce = pkcePair()
+    const code = await codeFor(pkce)
+    const withCode = await dump()
+    expect(withCode).toContain('AuthorizationCode') // the code is stored, but not as itself
+    expect(withCode).not.toContain(code)
+    const tokens = (
+      await tokenRequest(t.app, client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: pkce.verifier,
+      })
+    ).json()
+    const refreshed = (
+      await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+    ).json()
+    const after = await dump()
+    expect(after).toContain('RefreshToken')
+    for (const secret of [code, tokens.refresh_token, refreshed.refresh_token, client.clientSecret]) {
+      expect(after).not.toContain(secret)
+    }
+  })
+
   it('detects a reused refresh token and revokes the whole grant, access tokens included', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)
