@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { randomBase62 } from '../lib/ids.ts'
+import { randomIdText } from '../lib/ids.ts'
 
 const INCOMING = /^[\w.:-]{1,128}$/
 
@@ -8,7 +8,7 @@ const INCOMING = /^[\w.:-]{1,128}$/
 export function generateRequestId(request: IncomingMessage): string {
   const incoming = request.headers['request-id'] ?? request.headers['x-request-id']
   if (typeof incoming === 'string' && INCOMING.test(incoming)) return incoming
-  return `req_${randomBase62(20)}`
+  return `req_${randomIdText(20)}`
 }
 
 export function registerRequestId(app: FastifyInstance): void {
