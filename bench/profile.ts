@@ -1,4 +1,4 @@
-// npx tsx bench/profile.ts [create|list|read|update ...] [--seconds=N] [--seed=N]
+// npx tsx bench/profile.ts [healthz|create|list|read|update ...] [--seconds=N] [--seed=N]
 //
 // Runs the service under `node --cpu-prof` (production settings, SQLite in a temporary
 // directory), loads one case at a time at 50 connections, and summarises where the CPU time
@@ -168,6 +168,7 @@ async function main(): Promise<void> {
           bearer = `Bearer ${await fetchBearerToken(server.url, await createOAuthClient(databaseUrl))}`
         }
         const requestsFor = {
+          healthz: () => [{ method: 'GET', path: '/healthz' }],
           create: () => createRequests(basic),
           list: () => listRequests(basic, maxId),
           read: () => readRequests(bearer, maxId),

@@ -45,10 +45,15 @@ export interface Report {
   commit: string
   machine: { cpus: number; cpuModel: string; node: string; os: string; memoryGb: number }
   timing: { warmupSeconds: number; seconds: number; bareSeconds: number; rounds: number; connections: number }
-  bare: { rps: number; samples: number[] }
+  bare: { rps: number; samples: number[]; cpuUsPerRequest: number }
   /** 1, 5 and 15 minute load averages: how busy the shared machine was. */
   loadAverage: { start: number[]; end: number[] }
   cases: CaseRecord[]
+  /**
+   * CPU µs per operation of the same SQL run straight through better-sqlite3 in one process
+   * (no HTTP, no framework), at 0 and at 1M pets: the floor under each case.
+   */
+  sqliteAlone: { at0?: Record<string, number>; at1m?: Record<string, number> }
   checks: Check[]
   totalSeconds: number
 }
@@ -76,6 +81,23 @@ export function markdownReport(report: Report): string {
         c.targetRatio === undefined ? '' : `≥ ${c.targetRatio}`
       } | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} |`,
     )
+  }
+  const { at0, at1m } = report.sqliteAlone
+  if (at0 !== undefined || at1m !== undefined) {
+    const bareCpu = report.bare.cpuUsPerRequest
+    lines.push(
+      '',
+      `SQLite alone (the same statements through better-sqlite3, one process, no HTTP): CPU µs per operation, and the ratio a case could reach if everything but SQLite were free (bare server: ${fmt(bareCpu)} µs per request).`,
+      '',
+      '| operation | µs at 0 | ceiling × bare | µs at 1M | ceiling × bare |',
+      '|---|--:|--:|--:|--:|',
+    )
+    for (const op of ['create', 'read', 'update', 'list']) {
+      const a = at0?.[op]
+      const b = at1m?.[op]
+      const ceiling = (us: number | undefined) => (us === undefined || us === 0 ? '–' : fmt(bareCpu / us, 2))
+      lines.push(`| ${op} | ${fmt(a, 1)} | ${ceiling(a)} | ${fmt(b, 1)} | ${ceiling(b)} |`)
+    }
   }
   lines.push('', '| target | wanted | measured | met |', '|---|---|---|---|')
   for (const check of report.checks) {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
 import { type CaseMeasurement, CONNECTIONS, type LoadSpec, measure, median, type Timing } from './load.ts'
-import { freePort, type ServerProcess, startProcess } from './processes.ts'
+import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 import { type CaseRecord, type Check, type Group, markdownReport, type Report, svgChart } from './report.ts'
 import { seedSqlitePets, writeJsonServerDb } from './seed.ts'
 import {
@@ -55,6 +55,8 @@ const startedAt = Date.now()
 const work = mkdtempSync(join(tmpdir(), 'pet-bench-'))
 const cases: CaseRecord[] = []
 const bareSamples: number[] = []
+const bareCpuSamples: number[] = []
+const sqliteAlone: Report['sqliteAlone'] = {}
 const running = new Set<ServerProcess>()
 let bare: ServerProcess | undefined
 
@@ -74,6 +76,7 @@ async function run(
   const spec = { url: server.url, requests, pid: server.pid, drainPath }
   const result = await measure(spec, { ...timing, ...overrides }, reference)
   bareSamples.push(...result.rounds.map((r) => r.bareRps))
+  bareCpuSamples.push(...result.rounds.map((r) => r.bareCpuUsPerRequest).filter((us) => us > 0))
   return result
 }
 
@@ -195,9 +198,16 @@ async function serviceCases(
   server: ServerProcess,
   caps: Capabilities,
   creds: Credentials,
-  which: ('create' | 'read' | 'update' | 'list')[],
+  which: ('floor' | 'create' | 'read' | 'update' | 'list')[],
 ): Promise<void> {
   const pets = () => newestPetId(server.url, creds.basic)
+  if (which.includes('floor')) {
+    // The service's own floor: Fastify and the global hooks, no authentication, no database.
+    await runCase(
+      { id: `${group}.floor`, label: 'floor: GET /healthz', group, request: 'GET /healthz (no auth, no DB)' },
+      () => run(server, [{ method: 'GET', path: '/healthz' }]),
+    )
+  }
   if (which.includes('create')) {
     await runCase(
       {
@@ -263,18 +273,48 @@ async function sqliteGroups(): Promise<void> {
   try {
     if (only.has('sqlite')) {
       const { server, caps, creds } = started
-      await serviceCases('sqlite', '', server, caps, creds, ['create', 'read', 'update', 'list'])
+      await serviceCases('sqlite', '', server, caps, creds, ['floor', 'create', 'read', 'update', 'list'])
     }
-    if (!only.has('sqlite-1m')) return
     await stop(started.server)
+    if (only.has('sqlite')) sqliteAlone.at0 = await sqliteCeiling(dbPath)
+    if (!only.has('sqlite-1m')) return
     log(`seeding ${SEED_PETS.toLocaleString('en-US')} pets (and their events) with the service stopped …`)
     const seeded = seedSqlitePets(dbPath, BENCH_ACCOUNT, SEED_PETS)
     log(`seeded in ${seeded.seconds.toFixed(1)} s; ${seeded.total.toLocaleString('en-US')} pets in the table`)
     started = await startWithCredentials(databaseUrl, started.reuse)
     const { server, caps, creds } = started
     await serviceCases('sqlite-1m', ' @1M', server, caps, creds, ['create', 'read', 'list'])
+    await stop(started.server)
+    sqliteAlone.at1m = await sqliteCeiling(dbPath)
   } finally {
     await stop(started.server)
+  }
+}
+
+/** SQLite alone on the same file, the service stopped (bench/sqlite-ceiling.ts). */
+async function sqliteCeiling(dbPath: string): Promise<Record<string, number> | undefined> {
+  try {
+    const out = await runNode(
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench', 'sqlite-ceiling.ts'),
+        dbPath,
+        BENCH_ACCOUNT,
+        args.quick ? '0.5' : '1',
+      ],
+      {},
+    )
+    const result = JSON.parse(out) as Record<string, number>
+    log(
+      `SQLite alone, CPU µs per operation: ${Object.entries(result)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    )
+    return result
+  } catch (error) {
+    log(`SQLite alone: failed (${error instanceof Error ? error.message.split('\n')[0] : error})`)
+    return undefined
   }
 }
 
@@ -486,9 +526,10 @@ async function main(): Promise<void> {
     commit: gitCommit(),
     machine: machine(),
     timing: { ...timing, connections: CONNECTIONS },
-    bare: { rps: bareRps, samples: bareSamples },
+    bare: { rps: bareRps, samples: bareSamples, cpuUsPerRequest: median(bareCpuSamples) },
     loadAverage: { start: load, end: loadavg() },
     cases,
+    sqliteAlone,
     checks: checks(),
     totalSeconds: Math.round((Date.now() - startedAt) / 1000),
   }
