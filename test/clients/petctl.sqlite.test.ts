@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
+import { runNodeScript } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
 import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
 
@@ -29,21 +29,7 @@ async function petctl(argv: string[], env: Record<string, string>, progress = fa
 }
 
 /** Runs bin/petctl.js as a child process, the way a user would. */
-function spawnPetctl(argv: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [PETCTL, ...argv], { env: { ...process.env, ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const spawnPetctl = (argv: string[], env: Record<string, string>) => runNodeScript(PETCTL, argv, env)
 
 describeDb('petctl', () => {
   let live: LiveServer

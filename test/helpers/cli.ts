@@ -10,12 +10,16 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `pet-service ARGS` as a child process, the way an operator would. */
-export function runPetService(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs a Node script (a bin of this repository) as a child process, the way a user would. */
+export function runNodeScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PET_SERVICE_BIN, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, ...env },
     })
     let stdout = ''
     let stderr = ''
@@ -28,4 +32,9 @@ export function runPetService(args: string[], env: Record<string, string>): Prom
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+/** Runs `pet-service ARGS` as a child process, the way an operator would. */
+export function runPetService(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return runNodeScript(PET_SERVICE_BIN, args, { LOG_LEVEL: 'warn', ...env })
 }
