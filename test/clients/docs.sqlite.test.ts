@@ -4,11 +4,14 @@ import { describe, expect, it } from 'vitest'
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
 
-/** The example sections of a README: heading → body, from the first "Create a pet" on. */
+/** The example sections of a README: heading → body, from "Create a pet" to the end of that section. */
 function sections(markdown: string): Map<string, string> {
   const start = markdown.search(/^#{3,4} Create a pet$/m)
+  // The examples end where the next top-level (##) section begins.
+  const rest = markdown.slice(start)
+  const end = rest.search(/^## /m)
   const out = new Map<string, string>()
-  const parts = markdown.slice(start).split(/^#{3,4} (.+)$/m)
+  const parts = (end === -1 ? rest : rest.slice(0, end)).split(/^#{3,4} (.+)$/m)
   for (let i = 1; i < parts.length; i += 2) out.set(parts[i]!, parts[i + 1]!.split(/^## /m)[0]!.trim())
   return out
 }
