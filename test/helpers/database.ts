@@ -16,6 +16,8 @@ const available = DIALECT === 'sqlite' || (await postgresReachable())
 /** describe() that runs on the project's dialect, or skips (with the reason in its name) when absent. */
 export function describeDb(name: string, body: () => void): void {
   if (available) describe(`${name} [${DIALECT}]`, body)
+  // Skipped only when the PostgreSQL server is absent and not required (CI requires it); the
+  // global setup prints a banner saying so.
   else describe.skip(`${name} [${DIALECT}: server not reachable]`, body)
 }
 
