@@ -119,6 +119,16 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     return new URL(done.headers.location as string)
   }
 
+  /** Trades an authorization code for tokens, with its PKCE verifier. */
+  function exchange(code: string, verifier: string) {
+    return tokenRequest(t.app, client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    })
+  }
+
   async function codeFor(verifierChallenge: { challenge: string }, wrongPasswordFirst = false) {
     const back = await authorize(verifierChallenge.challenge, 'allow', wrongPasswordFirst)
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
@@ -188,14 +198,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     const withCode = await dump()
     expect(withCode).toContain('AuthorizationCode') // the code is stored, but not as itself
     expect(withCode).not.toContain(code)
-    const tokens = (
-      await tokenRequest(t.app, client, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: pkce.verifier,
-      })
-    ).json()
+    const tokens = (await exchange(code, pkce.verifier)).json()
     const refreshed = (
       await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
     ).json()
@@ -209,14 +212,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
   it('detects a reused refresh token and revokes the whole grant, access tokens included', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)
-    const first = (
-      await tokenRequest(t.app, client, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: pkce.verifier,
-      })
-    ).json()
+    const first = (await exchange(code, pkce.verifier)).json()
     const second = (
       await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: first.refresh_token })
     ).json()
@@ -245,14 +241,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
   it('introspects and revokes a refresh token; revoking it ends the grant and its access tokens', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)
-    const tokens = (
-      await tokenRequest(t.app, client, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: pkce.verifier,
-      })
-    ).json()
+    const tokens = (await exchange(code, pkce.verifier)).json()
     const introspect = (token: string) =>
       t.app.inject({
         method: 'POST',
@@ -306,14 +295,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
   it('refuses refresh requests with an unknown token (invalid_grant), an unknown scope (invalid_scope), or another client (invalid_grant)', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)
-    const tokens = (
-      await tokenRequest(t.app, client, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: pkce.verifier,
-      })
-    ).json()
+    const tokens = (await exchange(code, pkce.verifier)).json()
     const unknown = await tokenRequest(t.app, client, { grant_type: 'refresh_token', refresh_token: 'nope' })
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json().error).toBe('invalid_grant')
