@@ -1,7 +1,8 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 
 /**
- * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: about 50 ms and 32 MiB here), stored
+ * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: 32 MiB, 140 ms measured on a loaded 2-core
+ * machine here), stored
  * as `scrypt$N$r$p$salt$hash` so the parameters can be raised later without breaking old hashes.
  */
 const N = 2 ** 15
