@@ -1,9 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 
 /**
- * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: 32 MiB, 140 ms measured on a loaded 2-core
- * machine here), stored
- * as `scrypt$N$r$p$salt$hash` so the parameters can be raised later without breaking old hashes.
+ * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: 32 MiB; 140 ms measured on a loaded
+ * 2-core machine here), stored as `scrypt$N$r$p$salt$hash` so the parameters can be raised later
+ * without breaking old hashes.
  */
 const N = 2 ** 15
 const R = 8
