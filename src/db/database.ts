@@ -5,8 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { sqlitePath } from '../config/config.ts'
 import type { Database } from './schema.ts'
-import { LockingSqliteDialect } from './sqlite-migration-lock.ts'
-import { withStatementCache } from './sqlite-statement-cache.ts'
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -37,18 +36,23 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
 
 function openSqlite(path: string): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const raw = new BetterSqlite3(path)
-  raw.pragma('journal_mode = WAL')
+  const writer = new BetterSqlite3(path)
+  writer.pragma('journal_mode = WAL')
   // NORMAL in WAL mode keeps every committed transaction across a crash of the process
   // (kill -9); only a power loss can take back the last few. FULL costs 7x the write rate.
-  raw.pragma('synchronous = NORMAL')
-  raw.pragma('foreign_keys = ON')
+  writer.pragma('synchronous = NORMAL')
+  writer.pragma('foreign_keys = ON')
   // Another process (the admin CLI, a second server) may hold the write lock for a moment.
-  raw.pragma('busy_timeout = 5000')
+  writer.pragma('busy_timeout = 5000')
+  // A second connection for reads outside transactions: it sees committed data only (a
+  // `:memory:` database is private to its connection, so there the writer reads too).
+  const reader = path === ':memory:' ? undefined : new BetterSqlite3(path)
+  reader?.pragma('busy_timeout = 5000')
+  reader?.pragma('query_only = ON')
   const db = new Kysely<Database>({
-    dialect: new LockingSqliteDialect({ database: withStatementCache(raw) }),
+    dialect: new GroupCommitSqliteDialect({ writer, ...(reader && { reader }) }),
   })
-  return { db, dialect: 'sqlite', location: `sqlite:${path}`, sqlite: raw, close: () => db.destroy() }
+  return { db, dialect: 'sqlite', location: `sqlite:${path}`, sqlite: writer, close: () => db.destroy() }
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {

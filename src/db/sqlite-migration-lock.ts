@@ -1,11 +1,4 @@
-import {
-  type DialectAdapter,
-  type Kysely,
-  type MigrationLockOptions,
-  SqliteAdapter,
-  SqliteDialect,
-  sql,
-} from 'kysely'
+import { type Kysely, type MigrationLockOptions, SqliteAdapter, sql } from 'kysely'
 
 /**
  * Kysely's SQLite adapter takes no migration lock (it assumes one connection), so two processes
@@ -13,7 +6,7 @@ import {
  * lock row first makes the migration transaction take SQLite's write lock before it reads which
  * migrations ran; the other process waits (busy_timeout) and then finds nothing left to do.
  */
-class LockingSqliteAdapter extends SqliteAdapter {
+export class LockingSqliteAdapter extends SqliteAdapter {
   // SQLite does run DDL in transactions; Kysely's default (false) would migrate without one.
   override get supportsTransactionalDdl(): boolean {
     return true
@@ -29,11 +22,5 @@ class LockingSqliteAdapter extends SqliteAdapter {
     await sql`update ${sql.table(options.lockTable)} set is_locked = 0 where id = ${options.lockRowId}`.execute(
       db,
     )
-  }
-}
-
-export class LockingSqliteDialect extends SqliteDialect {
-  override createAdapter(): DialectAdapter {
-    return new LockingSqliteAdapter()
   }
 }

@@ -1,31 +1,38 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { SqliteDatabase, SqliteStatement } from 'kysely'
 
 /**
  * Kysely's SQLite driver calls `prepare()` for every query. Compiling the same SQL again costs
- * about half of an insert's time (see shared/FACTS.md), so this wrapper hands it a cached
- * statement instead. better-sqlite3 runs statements synchronously and Kysely never streams
- * here, so one statement object can safely serve every query with the same text.
+ * about half of an insert's time (see shared/FACTS.md), so the driver (sqlite-group-commit.ts)
+ * takes its statements from here instead. better-sqlite3 runs statements synchronously and
+ * nothing streams, so one statement object can safely serve every query with the same text.
  */
-export function withStatementCache(db: BetterSqlite3.Database, maxStatements = 500): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>()
-  return {
-    close: () => {
-      cache.clear()
-      db.close()
-    },
-    prepare: (sql: string): SqliteStatement => {
-      let statement = cache.get(sql)
-      if (statement === undefined) {
-        statement = db.prepare(sql)
-        if (cache.size >= maxStatements) {
-          // Maps iterate in insertion order: drop the oldest entry.
-          const oldest = cache.keys().next().value
-          if (oldest !== undefined) cache.delete(oldest)
-        }
-        cache.set(sql, statement)
+export class StatementCache {
+  readonly #db: BetterSqlite3.Database
+  readonly #maxStatements: number
+  readonly #statements = new Map<string, BetterSqlite3.Statement>()
+
+  constructor(db: BetterSqlite3.Database, maxStatements = 500) {
+    this.#db = db
+    this.#maxStatements = maxStatements
+  }
+
+  prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql)
+      if (this.#statements.size >= this.#maxStatements) {
+        // Maps iterate in insertion order: drop the oldest entry.
+        const oldest = this.#statements.keys().next().value
+        if (oldest !== undefined) this.#statements.delete(oldest)
       }
-      return statement as unknown as SqliteStatement
-    },
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /** Forgets every statement and closes the connection. */
+  close(): void {
+    this.#statements.clear()
+    this.#db.close()
   }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/schema.ts'
-import { newId } from '../lib/ids.ts'
+import { newTimeOrderedId } from '../lib/ids.ts'
 
 export type EventType =
   | 'pet.created'
@@ -27,7 +27,7 @@ export async function recordEvent(
   await db
     .insertInto('events')
     .values({
-      id: newId('evt'),
+      id: newTimeOrderedId('evt'),
       account_id: event.accountId,
       type: event.type,
       object_id: event.objectId,

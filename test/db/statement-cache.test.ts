@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { withStatementCache } from '../../src/db/sqlite-statement-cache.ts'
+import { StatementCache } from '../../src/db/sqlite-statement-cache.ts'
 
 describe('SQLite statement cache', () => {
   it('prepares each distinct SQL text once and evicts the oldest beyond its size', () => {
@@ -11,7 +11,7 @@ describe('SQLite statement cache', () => {
       prepared++
       return original(source)
     }) as typeof raw.prepare
-    const cached = withStatementCache(raw, 2)
+    const cached = new StatementCache(raw, 2)
     cached.prepare('select 1')
     cached.prepare('select 1')
     expect(prepared).toBe(1)

@@ -1,0 +1,273 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type QueryResult,
+  SqliteDialect,
+} from 'kysely'
+import { LockingSqliteAdapter } from './sqlite-migration-lock.ts'
+import { StatementCache } from './sqlite-statement-cache.ts'
+
+/**
+ * SQLite with group commit, and reads beside the writer.
+ *
+ * Committing is most of what a single-row write costs on SQLite (every commit appends each page
+ * it touched to the WAL again). Kysely's own driver commits once per transaction, one transaction
+ * at a time. This driver lets the transactions that run in the same turn of the event loop share
+ * one SQLite transaction instead:
+ *
+ * - the first write of a turn opens the shared transaction (`begin immediate`) and schedules its
+ *   commit for the end of the turn (`setImmediate`);
+ * - each Kysely transaction is a savepoint inside it, run one at a time (a mutex), so a failed one
+ *   rolls back to its savepoint and takes nothing else with it;
+ * - a write outside a transaction runs in the shared transaction too;
+ * - nobody hears "done" before the shared commit has happened: `commitTransaction` and
+ *   out-of-transaction writes wait for it, and if it fails they all fail. Durability is exactly
+ *   that of one commit per request (the caller answers only after its data is committed); only
+ *   the number of commits changes.
+ *
+ * Reads outside a transaction go to a second, read-only connection, which sees committed data
+ * only — never a write whose commit is still pending (or could still fail). Reads inside a
+ * transaction run on the writer and see the transaction's own changes, as they must.
+ */
+export interface GroupCommitOptions {
+  writer: BetterSqlite3.Database
+  /** A second connection to the same file; absent for `:memory:`, where reads use the writer. */
+  reader?: BetterSqlite3.Database
+  /** Savepoints after which a shared transaction commits without waiting for the turn to end. */
+  maxBatch?: number
+}
+
+export class GroupCommitSqliteDialect extends SqliteDialect {
+  readonly #options: GroupCommitOptions
+
+  constructor(options: GroupCommitOptions) {
+    super({ database: options.writer })
+    this.#options = options
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new LockingSqliteAdapter()
+  }
+
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.#options)
+  }
+}
+
+/** One shared SQLite transaction and everyone waiting for it to commit. */
+interface Batch {
+  members: number
+  committed: Promise<void>
+  settle: (error?: unknown) => void
+  scheduled: boolean
+}
+
+class GroupCommitSqliteDriver implements Driver {
+  readonly #writer: BetterSqlite3.Database
+  readonly #writerStatements: StatementCache
+  readonly #readerStatements: StatementCache
+  readonly #reader: BetterSqlite3.Database
+  readonly #maxBatch: number
+  readonly #mutex = new Mutex()
+  #batch: Batch | undefined
+
+  constructor(options: GroupCommitOptions) {
+    this.#writer = options.writer
+    this.#reader = options.reader ?? options.writer
+    this.#writerStatements = new StatementCache(this.#writer)
+    this.#readerStatements =
+      options.reader === undefined ? this.#writerStatements : new StatementCache(options.reader)
+    this.#maxBatch = options.maxBatch ?? 256
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new GroupCommitConnection(this)
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#mutex.lock()
+    try {
+      this.#joinBatch()
+      this.#run('savepoint kysely_member')
+    } catch (error) {
+      this.#mutex.unlock()
+      throw error
+    }
+    ;(connection as GroupCommitConnection).inTransaction = true
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const batch = this.#batch
+    ;(connection as GroupCommitConnection).inTransaction = false
+    try {
+      this.#run('release kysely_member')
+    } finally {
+      this.#mutex.unlock()
+    }
+    if (batch === undefined) throw new Error('commit without a shared transaction')
+    await batch.committed
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    ;(connection as GroupCommitConnection).inTransaction = false
+    try {
+      // Some errors (a full disk, say) make SQLite roll back the whole transaction itself: then
+      // there is no savepoint left to go back to, and the batch's commit will fail for everyone.
+      if (this.#writer.inTransaction) {
+        this.#run('rollback to kysely_member')
+        this.#run('release kysely_member')
+      }
+    } finally {
+      this.#mutex.unlock()
+    }
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.#mutex.lock()
+    try {
+      this.#commit(this.#batch)
+    } finally {
+      this.#mutex.unlock()
+    }
+    if (this.#reader !== this.#writer) this.#readerStatements.close()
+    this.#writerStatements.close()
+  }
+
+  /** A statement outside any transaction: a read on the reader, a write in the shared batch. */
+  async executeAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.#writerStatements.prepare(query.sql)
+    if (statement.readonly) return execute<R>(this.#readerStatements.prepare(query.sql), query)
+    await this.#mutex.lock()
+    let result: QueryResult<R>
+    let batch: Batch
+    try {
+      batch = this.#joinBatch()
+      result = execute<R>(statement, query)
+    } finally {
+      this.#mutex.unlock()
+    }
+    await batch.committed
+    return result
+  }
+
+  executeInTransaction<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return Promise.resolve(execute<R>(this.#writerStatements.prepare(query.sql), query))
+  }
+
+  /** Called with the mutex held: the open batch, or a new one. */
+  #joinBatch(): Batch {
+    let batch = this.#batch
+    if (batch !== undefined && !this.#writer.inTransaction) {
+      // SQLite rolled the shared transaction back on its own (see rollbackTransaction).
+      this.#batch = undefined
+      batch.settle(new Error('the shared SQLite transaction was rolled back by SQLite'))
+      batch = undefined
+    }
+    if (batch === undefined) {
+      this.#run('begin immediate')
+      batch = newBatch()
+      this.#batch = batch
+    }
+    batch.members++
+    if (!batch.scheduled) {
+      batch.scheduled = true
+      setImmediate(() => void this.#flush(batch))
+    }
+    if (batch.members === this.#maxBatch) void this.#flush(batch, { first: true })
+    return batch
+  }
+
+  /** `first`: ahead of the transactions already waiting, which would otherwise join this batch. */
+  async #flush(batch: Batch, options: { first?: boolean } = {}): Promise<void> {
+    await this.#mutex.lock(options.first)
+    try {
+      this.#commit(batch)
+    } finally {
+      this.#mutex.unlock()
+    }
+  }
+
+  /** Called with the mutex held. */
+  #commit(batch: Batch | undefined): void {
+    if (batch === undefined || batch !== this.#batch) return
+    this.#batch = undefined
+    try {
+      this.#run('commit')
+      batch.settle()
+    } catch (error) {
+      if (this.#writer.inTransaction) this.#run('rollback')
+      batch.settle(error)
+    }
+  }
+
+  #run(sql: string): void {
+    this.#writerStatements.prepare(sql).run()
+  }
+}
+
+class GroupCommitConnection implements DatabaseConnection {
+  inTransaction = false
+  readonly #driver: GroupCommitSqliteDriver
+
+  constructor(driver: GroupCommitSqliteDriver) {
+    this.#driver = driver
+  }
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.inTransaction
+      ? this.#driver.executeInTransaction<R>(query)
+      : this.#driver.executeAlone<R>(query)
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered on SQLite here.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries is not supported by this SQLite driver')
+  }
+}
+
+function execute<R>(statement: BetterSqlite3.Statement, query: CompiledQuery): QueryResult<R> {
+  const parameters = query.parameters as unknown[]
+  if (statement.reader) return { rows: statement.all(parameters) as R[] }
+  const { changes, lastInsertRowid } = statement.run(parameters)
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+}
+
+function newBatch(): Batch {
+  let settle!: (error?: unknown) => void
+  const committed = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error === undefined ? resolve() : reject(error))
+  })
+  // Nobody may be waiting when the commit fails (every member rolled back): not an unhandled rejection.
+  committed.catch(() => {})
+  return { members: 0, committed, settle, scheduled: false }
+}
+
+/** First come, first served (unless asked to go first): the writer runs one transaction at a time. */
+class Mutex {
+  #held = false
+  readonly #waiting: (() => void)[] = []
+
+  lock(first = false): Promise<void> {
+    if (!this.#held) {
+      this.#held = true
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      if (first) this.#waiting.unshift(resolve)
+      else this.#waiting.push(resolve)
+    })
+  }
+
+  unlock(): void {
+    const next = this.#waiting.shift()
+    if (next === undefined) this.#held = false
+    else next()
+  }
+}

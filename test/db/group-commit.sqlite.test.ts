@@ -1,0 +1,91 @@
+import BetterSqlite3 from 'better-sqlite3'
+import { sql } from 'kysely'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+
+// SQLite only: group commit is how the SQLite driver (src/db/sqlite-group-commit.ts) writes.
+describe('SQLite group commit', () => {
+  let database: TestDatabase
+  let path: string
+  let outsider: BetterSqlite3.Database
+
+  beforeEach(async () => {
+    database = await createTestDatabase({ migrate: false })
+    path = database.location.replace(/^sqlite:/, '')
+    await sql`create table notes (id integer primary key, body text not null)`.execute(database.db)
+    // Checkpoints would empty the log and hide how many frames the commits wrote.
+    database.sqlite!.pragma('wal_autocheckpoint = 0')
+    outsider = new BetterSqlite3(path, { readonly: true })
+  })
+  afterEach(async () => {
+    outsider.close()
+    await database.destroy()
+  })
+
+  const insertNote = (db: TestDatabase['db'], body: string) =>
+    sql`insert into notes (body) values (${body})`.execute(db)
+  const bodies = () =>
+    (outsider.prepare('select body from notes order by id').all() as { body: string }[]).map((r) => r.body)
+  const walFrames = () => (database.sqlite!.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log
+
+  it('commits the transactions of one turn of the event loop together', async () => {
+    walFrames()
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        database.db.transaction().execute((trx) => insertNote(trx, `n${i}`)),
+      ),
+    )
+    expect(bodies()).toHaveLength(50)
+    // One commit per transaction would append at least one page to the log each time.
+    expect(walFrames()).toBeLessThan(10)
+  })
+
+  it('answers a transaction only once another connection can see its data', async () => {
+    await database.db.transaction().execute((trx) => insertNote(trx, 'seen'))
+    expect(bodies()).toEqual(['seen'])
+    await insertNote(database.db, 'alone')
+    expect(bodies()).toEqual(['seen', 'alone'])
+  })
+
+  it('rolls back a failed transaction alone, keeping the others of its turn', async () => {
+    const results = await Promise.allSettled([
+      database.db.transaction().execute((trx) => insertNote(trx, 'first')),
+      database.db.transaction().execute(async (trx) => {
+        await insertNote(trx, 'doomed')
+        throw new Error('changed my mind')
+      }),
+      database.db.transaction().execute((trx) => insertNote(trx, 'third')),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect(bodies()).toEqual(['first', 'third'])
+  })
+
+  it('never shows a read outside the transaction what is not committed yet', async () => {
+    let seenOutside: unknown[] = []
+    await database.db.transaction().execute(async (trx) => {
+      await insertNote(trx, 'pending')
+      expect((await sql`select body from notes`.execute(trx)).rows).toHaveLength(1)
+      seenOutside = (await sql`select body from notes`.execute(database.db)).rows
+    })
+    expect(seenOutside).toEqual([])
+    expect((await sql`select body from notes`.execute(database.db)).rows).toHaveLength(1)
+  })
+
+  it('fails every member when the shared commit fails, and keeps working afterwards', async () => {
+    // A deferred foreign key is checked at commit: one member's bad row makes the commit fail.
+    await sql`create table parents (id integer primary key)`.execute(database.db)
+    await sql`create table children (id integer primary key, parent_id integer not null
+      references parents(id) deferrable initially deferred)`.execute(database.db)
+    const results = await Promise.allSettled([
+      database.db.transaction().execute((trx) => insertNote(trx, 'innocent')),
+      database.db
+        .transaction()
+        .execute((trx) => sql`insert into children (parent_id) values (42)`.execute(trx)),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/)
+    expect(bodies()).toEqual([])
+    await database.db.transaction().execute((trx) => insertNote(trx, 'later'))
+    expect(bodies()).toEqual(['later'])
+  })
+})
