@@ -1,4 +1,6 @@
-import type { Db } from '../db/schema.ts'
+import type { Insertable } from 'kysely'
+import { prepareQuery } from '../db/prepared-query.ts'
+import type { Db, EventsTable } from '../db/schema.ts'
 import { newTimeOrderedId } from '../lib/ids.ts'
 
 export type EventType =
@@ -8,6 +10,20 @@ export type EventType =
   | 'user.created'
   | 'user.updated'
   | 'user.deleted'
+
+type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
+
+const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
+  db.insertInto('events').values({
+    id: p('id'),
+    account_id: p('account_id'),
+    type: p('type'),
+    object_id: p('object_id'),
+    data: p('data'),
+    previous_attributes: p('previous_attributes'),
+    created_at: p('created_at'),
+  }),
+)
 
 /**
  * Appends an event (the outbox of PRODUCT.md §7). Callers pass the transaction that makes the
@@ -24,17 +40,14 @@ export async function recordEvent(
     at: string
   },
 ): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      id: newTimeOrderedId('evt'),
-      account_id: event.accountId,
-      type: event.type,
-      object_id: event.objectId,
-      data: JSON.stringify(event.object),
-      previous_attributes:
-        event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
-      created_at: event.at,
-    })
-    .execute()
+  await insertEventQuery.execute(db, {
+    id: newTimeOrderedId('evt'),
+    account_id: event.accountId,
+    type: event.type,
+    object_id: event.objectId,
+    data: JSON.stringify(event.object),
+    previous_attributes:
+      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
+    created_at: event.at,
+  })
 }

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
+import { prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Db, PetsTable } from '../db/schema.ts'
 import type { Pet, PetFields } from './pet.ts'
 import type { PetStatus } from './pet-status.ts'
@@ -39,43 +40,79 @@ function toColumns(fields: PetFields): Partial<Insertable<PetsTable>> {
   return out
 }
 
+type NewPetRow = Omit<Insertable<PetsTable>, 'id'>
+
+const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
+  db
+    .insertInto('pets')
+    .values({
+      account_id: p('account_id'),
+      name: p('name'),
+      owner_id: p('owner_id'),
+      species: p('species'),
+      breed: p('breed'),
+      status: p('status'),
+      photo_urls: p('photo_urls'),
+      category: p('category'),
+      tags: p('tags'),
+      status_omitted: p('status_omitted'),
+      version: p('version'),
+      created_at: p('created_at'),
+      updated_at: p('updated_at'),
+    })
+    .returningAll(),
+)
+
 export async function insertPet(
   db: Db,
   accountId: string,
   fields: PetFields & { name: string; status: PetStatus },
   at: string,
 ): Promise<Pet> {
-  const row = await db
-    .insertInto('pets')
-    .values({
-      account_id: accountId,
-      name: fields.name,
-      owner_id: fields.ownerId ?? null,
-      species: fields.species ?? null,
-      breed: fields.breed ?? null,
-      status: fields.status,
-      photo_urls: JSON.stringify(fields.photoUrls ?? []),
-      category: fields.category == null ? null : JSON.stringify(fields.category),
-      tags: fields.tags == null ? null : JSON.stringify(fields.tags),
-      status_omitted: fields.statusOmitted ? 1 : 0,
-      version: 1,
-      created_at: at,
-      updated_at: at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow()
-  return toPet(row)
+  const [row] = await insertPetQuery.execute(db, {
+    account_id: accountId,
+    name: fields.name,
+    owner_id: fields.ownerId ?? null,
+    species: fields.species ?? null,
+    breed: fields.breed ?? null,
+    status: fields.status,
+    photo_urls: JSON.stringify(fields.photoUrls ?? []),
+    category: fields.category == null ? null : JSON.stringify(fields.category),
+    tags: fields.tags == null ? null : JSON.stringify(fields.tags),
+    status_omitted: fields.statusOmitted ? 1 : 0,
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  })
+  return toPet(row!)
 }
 
+const findPetQuery = prepareQuery<{ id: number; accountId: string }, PetRow>((db, p) =>
+  db.selectFrom('pets').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId')),
+)
+
 export async function findPet(db: Db, accountId: string, id: number): Promise<Pet | undefined> {
-  const row = await db
-    .selectFrom('pets')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst()
+  const [row] = await findPetQuery.execute(db, { id, accountId })
   return row === undefined ? undefined : toPet(row)
 }
+
+type PetColumns = Partial<Insertable<PetsTable>>
+
+/** One UPDATE per set of columns written, each prepared once. */
+type UpdateArgs = PetColumns & { id: number; account_id: string; version: number; next_version: number }
+
+const updatePetQuery = variants<(keyof PetColumns)[], UpdateArgs, PetRow>(
+  (columns) => columns.join(),
+  (columns) => (db, p) =>
+    db
+      .updateTable('pets')
+      .set(Object.fromEntries(columns.map((column) => [column, p(column)])) as PetColumns)
+      .set({ version: p('next_version'), updated_at: p('updated_at') })
+      .where('id', '=', p('id'))
+      .where('account_id', '=', p('account_id'))
+      .where('version', '=', p('version'))
+      .returningAll(),
+)
 
 /** Writes the fields only if the pet is still at `version`; undefined when it is not (or gone). */
 export async function updatePetAtVersion(
@@ -86,14 +123,15 @@ export async function updatePetAtVersion(
   fields: PetFields,
   at: string,
 ): Promise<Pet | undefined> {
-  const row = await db
-    .updateTable('pets')
-    .set({ ...toColumns(fields), version: version + 1, updated_at: at })
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('version', '=', version)
-    .returningAll()
-    .executeTakeFirst()
+  const columns = toColumns(fields)
+  const [row] = await updatePetQuery(Object.keys(columns) as (keyof PetColumns)[]).execute(db, {
+    ...columns,
+    next_version: version + 1,
+    updated_at: at,
+    id,
+    account_id: accountId,
+    version,
+  })
   return row === undefined ? undefined : toPet(row)
 }
 
@@ -121,6 +159,46 @@ export interface PetListQuery {
   ownerId?: string
 }
 
+/** Which filters a page query has, and which way it walks: one prepared query each. */
+interface PageShape {
+  statuses: number
+  species: boolean
+  ownerId: boolean
+  /** `before`: the rows newer than the cursor (ending_before); `after`: older (starting_after); `first`: the newest. */
+  walk: 'first' | 'after' | 'before'
+}
+
+interface PageArgs {
+  accountId: string
+  species?: string
+  ownerId?: string
+  cursor?: number
+  take: number
+  [status: `status${number}`]: PetStatus
+}
+
+const pageQuery = variants<PageShape, PageArgs, PetRow>(
+  (shape) => `${shape.statuses}:${shape.species}:${shape.ownerId}:${shape.walk}`,
+  (shape) => (db, p) =>
+    db
+      .selectFrom('pets')
+      .selectAll()
+      .where('account_id', '=', p('accountId'))
+      .$if(shape.statuses > 0, (q) =>
+        q.where(
+          'status',
+          'in',
+          Array.from({ length: shape.statuses }, (_, i) => p(`status${i}`)),
+        ),
+      )
+      .$if(shape.species, (q) => q.where('species', '=', p('species')!))
+      .$if(shape.ownerId, (q) => q.where('owner_id', '=', p('ownerId')!))
+      .$if(shape.walk === 'after', (q) => q.where('id', '<', p('cursor')!))
+      .$if(shape.walk === 'before', (q) => q.where('id', '>', p('cursor')!))
+      .orderBy('id', shape.walk === 'before' ? 'asc' : 'desc')
+      .limit(p('take')),
+)
+
 /**
  * One page, newest first, by keyset on the id: a page costs the same at any depth, and rows
  * inserted while a client pages never shift the pages it has not read yet. Fetches one row
@@ -131,26 +209,31 @@ export async function listPets(
   accountId: string,
   query: PetListQuery,
 ): Promise<{ pets: Pet[]; hasMore: boolean }> {
-  let q = db.selectFrom('pets').selectAll().where('account_id', '=', accountId)
-  if (query.status !== undefined && query.status.length > 0) q = q.where('status', 'in', query.status)
-  if (query.species !== undefined) q = q.where('species', '=', query.species)
-  if (query.ownerId !== undefined) q = q.where('owner_id', '=', query.ownerId)
-  if (query.endingBefore !== undefined) {
-    // The page just before (newer than) the cursor: walk upwards, then turn it round.
-    const rows = await q
-      .where('id', '>', query.endingBefore)
-      .orderBy('id', 'asc')
-      .limit(query.limit + 1)
-      .execute()
-    const hasMore = rows.length > query.limit
-    return { pets: rows.slice(0, query.limit).reverse().map(toPet), hasMore }
+  // Distinct statuses (an enum of three): a bounded number of query shapes.
+  const statuses = [...new Set(query.status ?? [])]
+  const walk =
+    query.endingBefore !== undefined ? 'before' : query.startingAfter !== undefined ? 'after' : 'first'
+  const args: PageArgs = {
+    accountId,
+    take: query.limit + 1,
+    cursor: query.endingBefore ?? query.startingAfter,
+    ...(query.species !== undefined && { species: query.species }),
+    ...(query.ownerId !== undefined && { ownerId: query.ownerId }),
   }
-  if (query.startingAfter !== undefined) q = q.where('id', '<', query.startingAfter)
-  const rows = await q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute()
-  return { pets: rows.slice(0, query.limit).map(toPet), hasMore: rows.length > query.limit }
+  statuses.forEach((status, i) => {
+    args[`status${i}`] = status
+  })
+  const rows = await pageQuery({
+    statuses: statuses.length,
+    species: query.species !== undefined,
+    ownerId: query.ownerId !== undefined,
+    walk,
+  }).execute(db, args)
+  const hasMore = rows.length > query.limit
+  const page = rows.slice(0, query.limit)
+  // Walking upwards from an ending_before cursor finds the page oldest first: turn it round.
+  if (walk === 'before') page.reverse()
+  return { pets: page.map(toPet), hasMore }
 }
 
 export async function countPetsOfOwner(db: Db, accountId: string, ownerId: string): Promise<number> {
