@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The admin CLI and server entry. The sources are TypeScript, run through tsx's loader.
+// The admin CLI and server entry, run from the TypeScript sources through tsx's loader.
+// `npm start` runs the same entry bundled into plain JavaScript (dist/, npm run build).
 import { register } from 'tsx/esm/api'
 
 register()
-const { main } = await import('../src/cli/main.ts')
-await main(process.argv.slice(2))
+await import('../src/cli/entry.ts')

@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
+import { ASSETS_DIR } from './assets-dir.ts'
 import { sendPage } from './context.ts'
 import { accountRoutes } from './routes/account-routes.ts'
 import { clientsRoutes } from './routes/clients-routes.ts'
@@ -62,7 +63,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
     cookieOpts: { path: '/dashboard', sameSite: 'lax', httpOnly: true, secure: 'auto' },
   })
   await app.register(fastifyStatic, {
-    root: fileURLToPath(new URL('./assets/', import.meta.url)),
+    root: fileURLToPath(ASSETS_DIR),
     prefix: '/assets/',
     decorateReply: false,
     maxAge: '1h',

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -37,4 +37,31 @@ export function runNodeScript(
 /** Runs `pet-service ARGS` as a child process, the way an operator would. */
 export function runPetService(args: string[], env: Record<string, string>): Promise<CliResult> {
   return runNodeScript(PET_SERVICE_BIN, args, { LOG_LEVEL: 'warn', ...env })
+}
+
+export interface ServerProcess {
+  child: ChildProcess
+  port: number
+  exited: Promise<number | null>
+}
+
+/** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
+export function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script, 'serve'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (match) resolve({ child, port: Number(match[1]), exited })
+    })
+    child.stderr!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)))
+  })
 }

@@ -1,29 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
-import { PET_SERVICE_BIN, REPO_ROOT } from '../helpers/cli.ts'
+import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
-
-function startServer(
-  databaseUrl: string,
-): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [PET_SERVICE_BIN, 'serve'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (match) resolve({ child, port: Number(match[1]), exited })
-    })
-    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)))
-  })
-}
 
 describeDb('graceful shutdown', () => {
   let database: TestDatabase
@@ -36,7 +16,7 @@ describeDb('graceful shutdown', () => {
   afterAll(() => database.destroy())
 
   it('finishes a request in flight on SIGTERM, then exits cleanly with the write kept', async () => {
-    const { child, port, exited } = await startServer(database.url)
+    const { child, port, exited } = await startServerProcess(PET_SERVICE_BIN, { DATABASE_URL: database.url })
     const body = 'name=InFlight&species=dog'
     const socket = connect(port, '127.0.0.1')
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))

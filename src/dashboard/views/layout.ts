@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { ASSETS_DIR } from '../assets-dir.ts'
 import { type Html, html, type Renderable } from '../html.ts'
 import { type IconName, icon, LOGO } from './icons.ts'
 
@@ -9,8 +10,8 @@ export const ASSETS = '/dashboard/assets'
 // A fingerprint of the stylesheet and script in their URLs: browsers may cache them for an hour,
 // and a new release still reaches them at once.
 const ASSET_VERSION = createHash('sha256')
-  .update(readFileSync(new URL('../assets/dashboard.css', import.meta.url)))
-  .update(readFileSync(new URL('../assets/dashboard.js', import.meta.url)))
+  .update(readFileSync(new URL('dashboard.css', ASSETS_DIR)))
+  .update(readFileSync(new URL('dashboard.js', ASSETS_DIR)))
   .digest('hex')
   .slice(0, 10)
 
