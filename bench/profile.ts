@@ -1,7 +1,7 @@
 // npx tsx bench/profile.ts [healthz|create|list|read|update ...] [--seconds=N] [--seed=N]
 //
-// Runs the service under `node --cpu-prof` (production settings, SQLite in a temporary
-// directory), loads one case at a time at 50 connections, and summarises where the CPU time
+// Runs the service from its sources (through tsx, so that each frame names its source file)
+// under `node --cpu-prof` (production settings, SQLite in a temporary directory), loads one case at a time at 50 connections, and summarises where the CPU time
 // went: by area (our code, each package, Node internals, GC, idle), by function (self time)
 // and by our own functions including what they call. The raw .cpuprofile files are kept in
 // bench/results/profiles/ (open them in Chrome DevTools or speedscope for flame graphs).
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     if (seed > 0) seedSqlitePets(dbPath, BENCH_ACCOUNT, seed)
     // Fill the table first so that list and read have rows, outside any profile.
     if (which.some((w) => w !== 'create')) {
-      const filler = await startService(databaseUrl)
+      const filler = await startService(databaseUrl, { from: 'sources' })
       try {
         await measure(
           { url: filler.url, requests: createRequests(basic), pid: filler.pid, drainPath: '/healthz' },
@@ -158,7 +158,10 @@ async function main(): Promise<void> {
     }
     for (const name of which) {
       const profDir = join(work, `prof-${name}`)
-      const server = await startService(databaseUrl, ['--cpu-prof', `--cpu-prof-dir=${profDir}`])
+      const server = await startService(databaseUrl, {
+        from: 'sources',
+        nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+      })
       let requests = 0
       let window: [number, number] = [0, Number.POSITIVE_INFINITY]
       try {

@@ -16,6 +16,7 @@ import { seedSqlitePets, writeJsonServerDb } from './seed.ts'
 import {
   BENCH_ACCOUNT,
   basicAuth,
+  buildService,
   type Capabilities,
   createApiKey,
   createOAuthClient,
@@ -507,6 +508,7 @@ async function main(): Promise<void> {
   log(
     `bench (${mode}): warm-up ${timing.warmupSeconds} s, then ${timing.rounds} × ${timing.seconds} s per case at ${CONNECTIONS} connections; work dir ${work}`,
   )
+  buildService()
   const load = loadavg()
   bare = await track(startBare())
   await measureBare()

@@ -1,8 +1,17 @@
+import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+/** The sources through tsx (what the admin CLI runs): profiles name each source file. */
 const BIN = fileURLToPath(new URL('../bin/pet-service.js', import.meta.url))
+/** The bundle `npm start` runs (scripts/build.ts). */
+const BUNDLE = fileURLToPath(new URL('../dist/pet-service.js', import.meta.url))
+
+/** Builds dist/pet-service.js from the current sources, as `npm start` does. */
+export function buildService(): void {
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' })
+}
 export const BENCH_ACCOUNT = 'bench@example.com'
 
 /** Production settings, except the rate limit (off, or it would be what we measure). */
@@ -17,12 +26,18 @@ export function serviceEnv(databaseUrl: string, port: number): Record<string, st
   }
 }
 
-/** `node bin/pet-service.js serve`, the way production runs it. */
-export async function startService(databaseUrl: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+/**
+ * `node dist/pet-service.js serve`, the way `npm start` runs it (call buildService() first), or
+ * from the sources through tsx (`from: 'sources'`), for profiles that name each source file.
+ */
+export async function startService(
+  databaseUrl: string,
+  options: { nodeArgs?: string[]; from?: 'bundle' | 'sources' } = {},
+): Promise<ServerProcess> {
   const port = await freePort()
   return startProcess({
     name: 'pet-service',
-    args: [...nodeArgs, BIN, 'serve'],
+    args: [...(options.nodeArgs ?? []), options.from === 'sources' ? BIN : BUNDLE, 'serve'],
     env: serviceEnv(databaseUrl, port),
     port,
     readyPath: '/readyz',
