@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring'
-import middie from '@fastify/middie'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import { ALL_SCOPES, parseScopes } from '../auth/scopes.ts'
 import type { Config } from '../config/config.ts'
@@ -48,9 +47,9 @@ export function issuerOf(config: Config): string {
 const BODY_LIMIT = 56 * 1024
 
 /**
- * Mounts the authorisation server: oidc-provider's Koa callback under /oauth through
- * @fastify/middie registered at the root (see FACTS.md), our metadata route at the RFC 8414
- * location, the sign-in and consent pages, and a thin layer in front of the provider that
+ * Mounts the authorisation server: oidc-provider's Koa callback under /oauth (see
+ * mountProvider), our metadata route at the RFC 8414 location, the sign-in and consent pages,
+ * and a thin layer in front of the provider that
  *  - hashes the client secret a client presents, since only its hash is stored;
  *  - answers `invalid_scope` for unknown or unallowed scopes (the provider drops them silently);
  *  - revokes and introspects JWT access tokens, which the provider does not store.
@@ -98,17 +97,7 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
   }
 
   app.decorate('oauth', server)
-  const callback = provider.callback()
-  await app.register(middie)
-  app.use(OAUTH_MOUNT, (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
-    // Our own pages (sign-in, consent) are Fastify routes.
-    if ((req.url ?? '').startsWith('/interaction/')) return next()
-    frontOfProvider(server, db, req, res)
-      .then((handled) => {
-        if (!handled) callback(req, res)
-      })
-      .catch(next)
-  })
+  await app.register(async (scope) => mountProvider(scope, server, db))
 
   // RFC 8414 §3: the metadata lives at /.well-known/oauth-authorization-server for an issuer
   // without a path; the provider serves it under its mount, so forward it from there.
@@ -140,6 +129,59 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
 
   await registerInteractionRoutes(app, { provider, db })
   return server
+}
+
+/**
+ * oidc-provider reads the request body itself, so its requests must leave Fastify before the
+ * body is parsed: an onRequest hook of routes of their own hands them over. (Middleware at the
+ * root, @fastify/middie, did the same but cost every request of the service a URL decode.)
+ */
+async function mountProvider(scope: FastifyInstance, server: OAuthServer, db: Db): Promise<void> {
+  const callback = server.provider.callback()
+  scope.addHook('onRequest', async (request, reply) => {
+    const req: IncomingMessage & { originalUrl?: string } = request.raw
+    const original = req.url ?? ''
+    const url = pathUnderMount(request)
+    // Our own pages (sign-in, consent) are Fastify routes; a path under them none matches is a 404.
+    if (url.startsWith('/interaction/')) return
+    // Mounted the Express way: the provider takes what precedes req.url in req.originalUrl as
+    // its mount path, for the URLs it builds.
+    req.originalUrl = original
+    req.url = url
+    let handled: boolean
+    try {
+      handled = await frontOfProvider(server, db, req, reply.raw)
+    } catch (error) {
+      req.url = original
+      throw error
+    }
+    reply.hijack()
+    if (!handled) callback(req, reply.raw)
+  })
+  // Reached only by paths under /oauth/interaction/ that none of those routes matches.
+  const notFound = (_request: FastifyRequest, reply: FastifyReply) => reply.callNotFound()
+  scope.all(OAUTH_MOUNT, { schema: { hide: true } }, notFound)
+  scope.all(`${OAUTH_MOUNT}/*`, { schema: { hide: true } }, notFound)
+}
+
+/**
+ * The request target relative to the mount, query kept, as middleware mounted at /oauth would
+ * see it (a trailing slash dropped, as the router ignores it).
+ */
+function pathUnderMount(request: FastifyRequest): string {
+  const target = request.raw.url ?? ''
+  const end = target.search(/[?#]/)
+  const path = end === -1 ? target : target.slice(0, end)
+  const query = end === -1 ? '' : target.slice(end)
+  let rest: string
+  if (path === OAUTH_MOUNT || path.startsWith(`${OAUTH_MOUNT}/`)) rest = path.slice(OAUTH_MOUNT.length)
+  else {
+    // An absolute-form target or a percent-encoded mount: what the router matched, decoded.
+    const params = request.params as { '*'?: string }
+    rest = params['*'] === undefined ? '' : `/${params['*']}`
+  }
+  if (rest.length > 1 && rest.endsWith('/')) rest = rest.slice(0, -1)
+  return `${rest.startsWith('/') ? rest : `/${rest}`}${query}`
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
