@@ -1,12 +1,24 @@
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The sources through tsx (what the admin CLI runs): profiles name each source file. */
 const BIN = fileURLToPath(new URL('../bin/pet-service.js', import.meta.url))
-/** The bundle `npm start` runs (scripts/build.ts). */
-const BUNDLE = fileURLToPath(new URL('../dist/pet-service.js', import.meta.url))
+
+/**
+ * What `npm start` runs after `node` (Node's flags, the bundle, `serve`), read from package.json so
+ * that the bench measures exactly that.
+ */
+function npmStartArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string }
+  }
+  const [command, ...args] = scripts.start.split(/\s+/)
+  if (command !== 'node') throw new Error(`npm start is not a plain node command: ${scripts.start}`)
+  return args
+}
 
 /** Builds dist/pet-service.js from the current sources, as `npm start` does. */
 export function buildService(): void {
@@ -27,8 +39,8 @@ export function serviceEnv(databaseUrl: string, port: number): Record<string, st
 }
 
 /**
- * `node dist/pet-service.js serve`, the way `npm start` runs it (call buildService() first), or
- * from the sources through tsx (`from: 'sources'`), for profiles that name each source file.
+ * The service the way `npm start` runs it (call buildService() first), or from the sources
+ * through tsx (`from: 'sources'`), for profiles that name each source file.
  */
 export async function startService(
   databaseUrl: string,
@@ -37,7 +49,7 @@ export async function startService(
   const port = await freePort()
   return startProcess({
     name: 'pet-service',
-    args: [...(options.nodeArgs ?? []), options.from === 'sources' ? BIN : BUNDLE, 'serve'],
+    args: [...(options.nodeArgs ?? []), ...(options.from === 'sources' ? [BIN, 'serve'] : npmStartArgs())],
     env: serviceEnv(databaseUrl, port),
     port,
     readyPath: '/readyz',
