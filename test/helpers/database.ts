@@ -15,10 +15,13 @@ const available = DIALECT === 'sqlite' || (await postgresReachable())
 
 /** describe() that runs on the project's dialect, or skips (with the reason in its name) when absent. */
 export function describeDb(name: string, body: () => void): void {
-  if (available) describe(`${name} [${DIALECT}]`, body)
-  // Skipped only when the PostgreSQL server is absent and not required (CI requires it); the
-  // global setup prints a banner saying so.
-  else describe.skip(`${name} [${DIALECT}: server not reachable]`, body)
+  if (available) {
+    describe(`${name} [${DIALECT}]`, body)
+    return
+  }
+  // Reason for the skip: the PostgreSQL server is absent and not required (CI sets
+  // REQUIRE_POSTGRES=1, which makes its absence a failure); the global setup prints a banner.
+  describe.skip(`${name} [${DIALECT}: server not reachable]`, body) // skipped: no PostgreSQL server here
 }
 
 export interface TestDatabase extends DatabaseHandle {
