@@ -62,21 +62,18 @@ interface Batch {
   members: number
   committed: Promise<void>
   settle: (error?: unknown) => void
-  scheduled: boolean
 }
 
 class GroupCommitSqliteDriver implements Driver {
   readonly #writer: BetterSqlite3.Database
   readonly #writerStatements: StatementCache
   readonly #readerStatements: StatementCache
-  readonly #reader: BetterSqlite3.Database
   readonly #maxBatch: number
   readonly #mutex = new Mutex()
   #batch: Batch | undefined
 
   constructor(options: GroupCommitOptions) {
     this.#writer = options.writer
-    this.#reader = options.reader ?? options.writer
     this.#writerStatements = new StatementCache(this.#writer)
     this.#readerStatements =
       options.reader === undefined ? this.#writerStatements : new StatementCache(options.reader)
@@ -136,7 +133,7 @@ class GroupCommitSqliteDriver implements Driver {
     } finally {
       this.#mutex.unlock()
     }
-    if (this.#reader !== this.#writer) this.#readerStatements.close()
+    if (this.#readerStatements !== this.#writerStatements) this.#readerStatements.close()
     this.#writerStatements.close()
   }
 
@@ -172,14 +169,12 @@ class GroupCommitSqliteDriver implements Driver {
     }
     if (batch === undefined) {
       this.#run('begin immediate')
-      batch = newBatch()
-      this.#batch = batch
+      const opened = newBatch()
+      setImmediate(() => void this.#flush(opened))
+      this.#batch = opened
+      batch = opened
     }
     batch.members++
-    if (!batch.scheduled) {
-      batch.scheduled = true
-      setImmediate(() => void this.#flush(batch))
-    }
     if (batch.members === this.#maxBatch) void this.#flush(batch, { first: true })
     return batch
   }
@@ -246,7 +241,7 @@ function newBatch(): Batch {
   })
   // Nobody may be waiting when the commit fails (every member rolled back): not an unhandled rejection.
   committed.catch(() => {})
-  return { members: 0, committed, settle, scheduled: false }
+  return { members: 0, committed, settle }
 }
 
 /** First come, first served (unless asked to go first): the writer runs one transaction at a time. */
