@@ -26,7 +26,10 @@ export function buildService(): void {
 }
 export const BENCH_ACCOUNT = 'bench@example.com'
 
-/** Production settings, except the rate limit (off, or it would be what we measure). */
+/**
+ * Production settings, except the rate limit (off, or it would be what we measure) and the log
+ * level (warn: the request log line's own cost is measured apart, see the README).
+ */
 export function serviceEnv(databaseUrl: string, port: number): Record<string, string> {
   return {
     NODE_ENV: 'production',
