@@ -122,7 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     { prefix: '/v1' },
   )
   // OAuth 2.0 authorisation server (/oauth/*) and the Petstore-compatible v2 API (issue 3).
-  const oauth = await registerOAuth(app, { config, db: database.db })
+  const oauth = await registerOAuth(app, { config, db: database.db, authorizeLimiter: limiters.authorize })
   await app.register(dashboard, { prefix: '/dashboard', oauth })
   await registerV2Api(app, {
     oauth,
@@ -133,22 +133,32 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   return app
 }
 
+/** Authorization requests per client address: 30 at once, then one every 2 s (README, Limits). */
+export const AUTHORIZE_RATE_LIMIT = { ratePerSecond: 0.5, burst: 30 } as const
+
 function createRateLimiters(config: Config): {
   account: RateLimiter | null
   failedAuth: RateLimiter
+  authorize: RateLimiter
   all: RateLimiter[]
 } {
   const redis =
     config.redisUrl === undefined
       ? undefined
       : new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
-  const make = (rps: number, burst: number, prefix: string): RateLimiter =>
-    redis === undefined ? new MemoryRateLimiter(rps, burst) : new RedisRateLimiter(redis, rps, burst, prefix)
+  const make = (rps: number, burst: number, name: string): RateLimiter =>
+    redis === undefined
+      ? new MemoryRateLimiter(rps, burst)
+      : new RedisRateLimiter(redis, rps, burst, `${config.redisKeyPrefix}rl:${name}:`)
   const account =
-    config.rateLimitRps === 0
-      ? null
-      : make(config.rateLimitRps, config.rateLimitBurst, 'pet-service:rl:account:')
+    config.rateLimitRps === 0 ? null : make(config.rateLimitRps, config.rateLimitBurst, 'account')
   // Guessing keys: 30 failures at once, then one a second, per client address.
-  const failedAuth = make(1, 30, 'pet-service:rl:auth-fail:')
-  return { account, failedAuth, all: [...(account === null ? [] : [account]), failedAuth] }
+  const failedAuth = make(1, 30, 'auth-fail')
+  const authorize = make(AUTHORIZE_RATE_LIMIT.ratePerSecond, AUTHORIZE_RATE_LIMIT.burst, 'authorize')
+  return {
+    account,
+    failedAuth,
+    authorize,
+    all: [...(account === null ? [] : [account]), failedAuth, authorize],
+  }
 }

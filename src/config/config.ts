@@ -16,6 +16,8 @@ export interface Config {
   rateLimitBurst: number
   /** Shared store for rate limits across instances; in-process memory when unset. */
   redisUrl: string | undefined
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  redisKeyPrefix: string
   bodyLimitBytes: number
   /** Seconds a validated API key is trusted before it is looked up again (revocations elsewhere). */
   keyCacheSeconds: number
@@ -64,6 +66,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: undefined,
     description:
       'Redis for rate limits shared by several instances (`redis://127.0.0.1:6379`); per-process memory when unset.',
+  },
+  {
+    env: 'REDIS_KEY_PREFIX',
+    default: 'pet-service:',
+    description:
+      'Prefix of every key the service writes to Redis, so several deployments (or test runs) can share one Redis.',
   },
   {
     env: 'BODY_LIMIT_BYTES',
@@ -141,6 +149,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
     problems.push(`REDIS_URL=${JSON.stringify(redisUrl)} must look like redis://127.0.0.1:6379.`)
   }
+  const redisKeyPrefix = read('REDIS_KEY_PREFIX')
+  if (!/^[\w:.-]{1,64}$/.test(redisKeyPrefix)) {
+    problems.push(
+      `REDIS_KEY_PREFIX=${JSON.stringify(redisKeyPrefix)} must be 1 to 64 letters, digits or _ : . - (such as pet-service:).`,
+    )
+  }
   const publicUrl = env.PUBLIC_URL?.trim() || undefined
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
     problems.push(
@@ -156,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitRps: integer('RATE_LIMIT_RPS', 0, 1_000_000),
     rateLimitBurst: integer('RATE_LIMIT_BURST', 1, 1_000_000),
     redisUrl,
+    redisKeyPrefix,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024),
     keyCacheSeconds: integer('KEY_CACHE_SECONDS', 0, 5),
     trustProxy: boolean('TRUST_PROXY'),

@@ -5,13 +5,17 @@ import type Provider from 'oidc-provider'
 import { ALL_SCOPES, parseScopes } from '../auth/scopes.ts'
 import type { Config } from '../config/config.ts'
 import type { Db } from '../db/schema.ts'
+import { ApiError } from '../errors/api-error.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
 import { findClient } from './clients-repository.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
 import { registerInteractionRoutes } from './interaction-routes.ts'
+import { authorizationServerMetadata } from './metadata.ts'
 import { loadOrCreateKeys } from './oauth-keys.ts'
 import { purgeExpiredOAuthRows } from './oauth-store.ts'
 import { createProvider, OAUTH_MOUNT, resourceOf } from './provider.ts'
+import { type ProviderEndpointName, providerEndpoint } from './provider-endpoints.ts'
 import { RevocationList } from './revocations.ts'
 import { type AccessTokenClaims, InvalidTokenError, TokenVerifier } from './token-verifier.ts'
 import { TTL } from './ttl.ts'
@@ -37,6 +41,13 @@ export interface OAuthOptions {
   db: Db
   /** How often revocations made on other instances are read (ms); at most 5000. */
   revocationPollMs?: number
+  /** Authorization requests per client address (each stores an Interaction row); none when unset. */
+  authorizeLimiter?: RateLimiter
+}
+
+interface MountOptions {
+  db: Db
+  authorizeLimiter: RateLimiter | undefined
 }
 
 /** The issuer identifier: PUBLIC_URL, else http://localhost:PORT (RFC 8414 §2: no path, no query). */
@@ -50,7 +61,7 @@ const BODY_LIMIT = 56 * 1024
  * Mounts the authorisation server: oidc-provider's Koa callback under /oauth (see
  * mountProvider), our metadata route at the RFC 8414 location, the sign-in and consent pages,
  * and a thin layer in front of the provider that
- *  - hashes the client secret a client presents, since only its hash is stored;
+ *  - limits authorization requests per client address;
  *  - answers `invalid_scope` for unknown or unallowed scopes (the provider drops them silently);
  *  - revokes and introspects JWT access tokens, which the provider does not store.
  */
@@ -97,35 +108,16 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
   }
 
   app.decorate('oauth', server)
-  await app.register(async (scope) => mountProvider(scope, server, db))
+  await app.register(async (scope) =>
+    mountProvider(scope, server, { db, authorizeLimiter: options.authorizeLimiter }),
+  )
 
   // RFC 8414 §3: the metadata lives at /.well-known/oauth-authorization-server for an issuer
-  // without a path; the provider serves it under its mount, so forward it from there.
-  app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (_request, reply) => {
-    const res = await app.inject({
-      method: 'GET',
-      url: `${OAUTH_MOUNT}/.well-known/oauth-authorization-server`,
-    })
-    const metadata = res.json() as Record<string, unknown>
-    for (const [key, value] of Object.entries(metadata)) {
-      // Endpoints as the issuer names them, whatever Host this request came with.
-      if (typeof value === 'string' && (key.endsWith('_endpoint') || key === 'jwks_uri')) {
-        const url = new URL(value)
-        metadata[key] = `${issuer}${url.pathname}`
-      }
-    }
-    metadata.scopes_supported = ALL_SCOPES
-    metadata.response_types_supported = ['code']
-    metadata.code_challenge_methods_supported = ['S256']
-    metadata.grant_types_supported = ['authorization_code', 'client_credentials', 'refresh_token']
-    delete metadata.claims_supported
-    delete metadata.claims_parameter_supported
-    delete metadata.subject_types_supported
-    delete metadata.id_token_signing_alg_values_supported
-    delete metadata.userinfo_endpoint
-    delete metadata.end_session_endpoint
-    return reply.header('cache-control', 'public, max-age=300').send(metadata)
-  })
+  // without a path.
+  const metadata = authorizationServerMetadata(issuer)
+  app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(metadata),
+  )
 
   await registerInteractionRoutes(app, { provider, db })
   return server
@@ -135,22 +127,38 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
  * oidc-provider reads the request body itself, so its requests must leave Fastify before the
  * body is parsed: an onRequest hook of routes of their own hands them over. (Middleware at the
  * root, @fastify/middie, did the same but cost every request of the service a URL decode.)
+ * Only the endpoints we offer, spelled exactly (provider-endpoints.ts), reach the provider.
  */
-async function mountProvider(scope: FastifyInstance, server: OAuthServer, db: Db): Promise<void> {
+async function mountProvider(
+  scope: FastifyInstance,
+  server: OAuthServer,
+  options: MountOptions,
+): Promise<void> {
   const callback = server.provider.callback()
   scope.addHook('onRequest', async (request, reply) => {
     const req: IncomingMessage & { originalUrl?: string } = request.raw
     const original = req.url ?? ''
-    const url = pathUnderMount(request)
-    // Our own pages (sign-in, consent) are Fastify routes; a path under them none matches is a 404.
-    if (url.startsWith('/interaction/')) return
+    const target = targetUnderMount(original)
+    const endpoint = target === undefined ? undefined : providerEndpoint(target.path)
+    // Not an endpoint we offer: the routes below answer our 404.
+    if (target === undefined || endpoint === undefined) return
+    if (!endpoint.methods.includes(request.method)) {
+      throw new ApiError(
+        'method_not_allowed',
+        `${OAUTH_MOUNT}${target.path} takes ${endpoint.methods.join(' or ')}, not ${request.method}.`,
+        { headers: { allow: endpoint.methods.join(', ') } },
+      )
+    }
+    if (endpoint.name === 'authorization' && options.authorizeLimiter !== undefined) {
+      await limitAuthorizationRequests(options.authorizeLimiter, request)
+    }
     // Mounted the Express way: the provider takes what precedes req.url in req.originalUrl as
     // its mount path, for the URLs it builds.
     req.originalUrl = original
-    req.url = url
+    req.url = `${target.path}${target.query}`
     let handled: boolean
     try {
-      handled = await frontOfProvider(server, db, req, reply.raw)
+      handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw)
     } catch (error) {
       req.url = original
       throw error
@@ -158,30 +166,48 @@ async function mountProvider(scope: FastifyInstance, server: OAuthServer, db: Db
     reply.hijack()
     if (!handled) callback(req, reply.raw)
   })
-  // Reached only by paths under /oauth/interaction/ that none of those routes matches.
+  // Reached by every path under /oauth that is neither an endpoint above nor a sign-in or
+  // consent page (interaction-routes.ts): our 404 problem.
   const notFound = (_request: FastifyRequest, reply: FastifyReply) => reply.callNotFound()
   scope.all(OAUTH_MOUNT, { schema: { hide: true } }, notFound)
   scope.all(`${OAUTH_MOUNT}/*`, { schema: { hide: true } }, notFound)
 }
 
 /**
- * The request target relative to the mount, query kept, as middleware mounted at /oauth would
- * see it (a trailing slash dropped, as the router ignores it).
+ * The request target's path relative to the mount, exactly as the client spelled it (no
+ * decoding, no case folding; one trailing slash dropped, as the service's router does), and its
+ * query. Undefined when the path does not begin with the mount as spelled (`/OAUTH/…`,
+ * `/%6fauth/…`).
  */
-function pathUnderMount(request: FastifyRequest): string {
-  const target = request.raw.url ?? ''
+function targetUnderMount(raw: string): { path: string; query: string } | undefined {
+  let target = raw
+  if (!target.startsWith('/')) {
+    // Absolute form (RFC 9112 §3.2.2): its path, as the URL parser normalises it.
+    if (!URL.canParse(target)) return undefined
+    const url = new URL(target)
+    target = `${url.pathname}${url.search}`
+  }
   const end = target.search(/[?#]/)
   const path = end === -1 ? target : target.slice(0, end)
   const query = end === -1 ? '' : target.slice(end)
-  let rest: string
-  if (path === OAUTH_MOUNT || path.startsWith(`${OAUTH_MOUNT}/`)) rest = path.slice(OAUTH_MOUNT.length)
-  else {
-    // An absolute-form target or a percent-encoded mount: what the router matched, decoded.
-    const params = request.params as { '*'?: string }
-    rest = params['*'] === undefined ? '' : `/${params['*']}`
-  }
+  if (path !== OAUTH_MOUNT && !path.startsWith(`${OAUTH_MOUNT}/`)) return undefined
+  let rest = path.slice(OAUTH_MOUNT.length)
   if (rest.length > 1 && rest.endsWith('/')) rest = rest.slice(0, -1)
-  return `${rest.startsWith('/') ? rest : `/${rest}`}${query}`
+  return { path: rest === '' ? '/' : rest, query }
+}
+
+/**
+ * Each authorization request stores an Interaction row (for an hour) before anyone signs in:
+ * limit them per client address so anonymous requests cannot grow the database at will.
+ */
+async function limitAuthorizationRequests(limiter: RateLimiter, request: FastifyRequest): Promise<void> {
+  const decision = await limiter.take(request.ip)
+  if (decision.allowed) return
+  throw new ApiError(
+    'rate_limited',
+    `Too many authorization requests from this address (${limiter.burst} at once, then ${Math.round(limiter.ratePerSecond * 60)} a minute); retry in ${decision.retryAfterSeconds} s.`,
+    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
+  )
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -232,8 +258,6 @@ function replayBody(req: IncomingMessage, text: string): void {
 interface ClientCredentials {
   clientId: string | undefined
   secret: string | undefined
-  /** Where the secret came from, to rewrite it there. */
-  via: 'basic' | 'body' | 'none'
 }
 
 function clientCredentials(req: IncomingMessage, params: Record<string, unknown>): ClientCredentials {
@@ -241,7 +265,7 @@ function clientCredentials(req: IncomingMessage, params: Record<string, unknown>
   if (header !== undefined && /^basic\s+/i.test(header)) {
     const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    if (colon === -1) return { clientId: undefined, secret: undefined, via: 'basic' }
+    if (colon === -1) return { clientId: undefined, secret: undefined }
     // RFC 6749 §2.3.1: both halves are form-urlencoded before base64.
     const decode = (s: string) => {
       try {
@@ -253,29 +277,30 @@ function clientCredentials(req: IncomingMessage, params: Record<string, unknown>
     return {
       clientId: decode(decoded.slice(0, colon)),
       secret: decode(decoded.slice(colon + 1)),
-      via: 'basic',
     }
   }
   const clientId = typeof params.client_id === 'string' ? params.client_id : undefined
   const secret = typeof params.client_secret === 'string' ? params.client_secret : undefined
-  return { clientId, secret, via: secret === undefined ? 'none' : 'body' }
+  return { clientId, secret }
 }
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/
 
 /**
- * Runs before the provider on POST /oauth/token, /revoke and /introspect. Returns true when it
- * answered the request itself; otherwise leaves the parsed body on `req.body` for the provider.
+ * Runs before the provider on GET /oauth/authorize and POST /oauth/token, /revoke and
+ * /introspect. Returns true when it answered the request itself; otherwise hands the body it
+ * read on to the provider. Client secrets are checked by the provider itself
+ * (compareHashedSecrets in provider.ts), and here only for our JWT revocation and introspection.
  */
 async function frontOfProvider(
   server: OAuthServer,
   db: Db,
+  endpoint: ProviderEndpointName,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<boolean> {
-  const path = (req.url ?? '').split('?')[0]
-  if (req.method === 'GET' && path === '/authorize') return refuseUnknownScopes(server, db, req, res)
-  if (req.method !== 'POST' || !['/token', '/revoke', '/introspect'].includes(path ?? '')) return false
+  if (endpoint === 'authorization' && req.method === 'GET') return refuseUnknownScopes(server, db, req, res)
+  if (endpoint !== 'token' && endpoint !== 'revocation' && endpoint !== 'introspection') return false
   if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return false
   const text = await readBody(req)
   if (text === undefined) {
@@ -285,23 +310,21 @@ async function frontOfProvider(
   const params = parseQuery(text) as Record<string, string | string[] | undefined>
   const credentials = clientCredentials(req, params)
 
-  // Only the secret's hash is stored: hash what the client presents, wherever it put it.
-  if (credentials.secret !== undefined && credentials.clientId !== undefined) {
-    const hashed = providerSecret(credentials.secret)
-    if (credentials.via === 'basic') {
-      const encode = (s: string) => encodeURIComponent(s)
-      req.headers.authorization = `Basic ${Buffer.from(`${encode(credentials.clientId)}:${encode(hashed)}`).toString('base64')}`
-    } else params.client_secret = hashed
-  }
-
-  if (path === '/token') {
+  if (endpoint === 'token') {
     const refused = await checkScopes(db, params, credentials.clientId)
     if (refused !== undefined) {
       oauthError(res, 400, 'invalid_scope', refused)
       return true
     }
   } else if (typeof params.token === 'string' && JWT_SHAPE.test(params.token)) {
-    await handleJwt(server, db, path === '/revoke' ? 'revoke' : 'introspect', params.token, credentials, res)
+    await handleJwt(
+      server,
+      db,
+      endpoint === 'revocation' ? 'revoke' : 'introspect',
+      params.token,
+      credentials,
+      res,
+    )
     return true
   }
   replayBody(req, stringifyQuery(params as Record<string, string | string[]>))

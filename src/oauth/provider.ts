@@ -2,16 +2,25 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { findAccountById } from '../accounts/accounts-repository.ts'
 import { ALL_SCOPES } from '../auth/scopes.ts'
 import type { Db } from '../db/schema.ts'
+import { providerSecret } from './clients-service.ts'
+import { constantTimeEqual } from './constant-time.ts'
 import { renderErrorPage } from './interaction-pages.ts'
 import type { OAuthKeys } from './oauth-keys.ts'
 import { SIGNING_ALG } from './oauth-keys.ts'
 import { DatabaseAdapter } from './oauth-store.ts'
+import { PROVIDER_ROUTES } from './provider-endpoints.ts'
 import { TTL } from './ttl.ts'
 
 export { TTL }
 
 /** Where the provider's endpoints live: `/oauth/token`, `/oauth/authorize`, … */
 export const OAUTH_MOUNT = '/oauth'
+
+/** Secrets are stored hashed, so only methods that send the secret itself can work. */
+export const CLIENT_AUTH_METHODS: ['client_secret_basic', 'client_secret_post'] = [
+  'client_secret_basic',
+  'client_secret_post',
+]
 
 /** The audience of every access token (RFC 8707 resource indicator): the v2 API. */
 export function resourceOf(issuer: string): string {
@@ -47,20 +56,16 @@ export function createProvider(options: ProviderOptions): Provider {
     cookies: { keys: keys.cookies },
     scopes: ['openid', 'offline_access', ...ALL_SCOPES],
     responseTypes: ['code'],
-    // Secrets are stored hashed, so only methods that send the secret itself can work.
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clientAuthMethods: CLIENT_AUTH_METHODS,
     // OAuth 2.1: PKCE for every client, S256 only.
     pkce: { required: () => true },
-    routes: {
-      authorization: '/authorize',
-      token: '/token',
-      revocation: '/revoke',
-      introspection: '/introspect',
-      jwks: '/jwks',
-    },
+    routes: PROVIDER_ROUTES,
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // A plain OAuth 2.1 server, not an OpenID Provider: no userinfo (/me), no logout pages.
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
       clientCredentials: { enabled: true },
       // A client may inspect or revoke only its own tokens (another's look unknown).
       introspection: {
@@ -125,5 +130,20 @@ export function createProvider(options: ProviderOptions): Provider {
   }
   const provider = new Provider(issuer, configuration)
   provider.proxy = options.trustProxy
+  compareHashedSecrets(provider)
   return provider
+}
+
+/**
+ * A client's `client_secret`, as the provider sees it, is the SHA-256 we store (clientMetadata):
+ * compare it with the hash of what the client presented, so the stored hash itself never
+ * authenticates, whichever path or endpoint reaches the comparison. Overriding this method of the
+ * provider's Client class is the extension point its author points to for hashed secrets
+ * (panva/node-oidc-provider#631); it costs the HS* algorithms keyed by the secret, which we do not
+ * offer (clientAuthMethods above; tokens are signed with our own key).
+ */
+function compareHashedSecrets(provider: Provider): void {
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(presented: string) {
+    return constantTimeEqual(providerSecret(presented), this.clientSecret ?? '')
+  }
 }

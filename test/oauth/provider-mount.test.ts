@@ -77,7 +77,10 @@ describeDb('oidc-provider mounted at /oauth', () => {
     const jwks = await fetch(`${base}/oauth/jwks/`)
     expect(jwks.status).toBe(200)
     expect(((await jwks.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0)
-    expect((await fetch(`${base}/oauth`)).status).toBe(404)
-    expect(reached.map((r) => r.url)).toEqual(['/jwks', '/'])
+    const mount = await fetch(`${base}/oauth`)
+    expect(mount.status).toBe(404)
+    // /oauth itself is no endpoint: our 404, without the provider.
+    expect(mount.headers.get('content-type')).toContain('application/problem+json')
+    expect(reached.map((r) => r.url)).toEqual(['/jwks'])
   })
 })
