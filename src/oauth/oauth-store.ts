@@ -12,12 +12,20 @@ import { clientMetadata } from './clients-service.ts'
  * `oauth_clients`, so clients are managed by us and their secrets stay hashed.
  * Contract: https://github.com/panva/node-oidc-provider/blob/v9.x/example/my_adapter.js
  *
- * For the models whose id IS a bearer secret (refresh tokens, authorization codes), the row is
- * keyed by the id's SHA-256 and the payload is stored without its `jti` (which equals the id):
- * the database never holds a usable token. Every lookup arrives with the token itself, so the
- * hash finds the row and the `jti` is put back.
+ * For the models whose id IS a bearer secret (refresh tokens, authorization codes, and the
+ * browser session, whose id is its `_session` cookie), the row is keyed by the id's SHA-256 and
+ * the payload is stored without its `jti` (which equals the id): the database never holds a
+ * usable token or session. Every lookup arrives with the secret itself, so the hash finds the row
+ * and the `jti` is put back. An Interaction copies its session's id as `session.cookie`, which
+ * the provider never reads back (9.13): it is not stored.
  */
-const SECRET_ID_MODELS = new Set(['RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'AccessToken'])
+const SECRET_ID_MODELS = new Set([
+  'RefreshToken',
+  'AuthorizationCode',
+  'ClientCredentials',
+  'AccessToken',
+  'Session',
+])
 
 export class DatabaseAdapter implements Adapter {
   readonly #secretIds: boolean
@@ -38,6 +46,10 @@ export class DatabaseAdapter implements Adapter {
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const stored: AdapterPayload = { ...payload }
     if (this.#secretIds && stored.jti === id) delete stored.jti
+    if (this.model === 'Interaction' && stored.session !== undefined) {
+      const { cookie: _sessionId, ...session } = stored.session
+      stored.session = session
+    }
     const row = {
       model: this.model,
       id: this.#key(id),

@@ -209,6 +209,39 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     }
   })
 
+  it('stores the browser session only under a hash of its cookie, at every step of the flow', async () => {
+    const browser = new Browser(t.app)
+    // The provider gives the session a new id when someone signs in: check every id it had.
+    const sessions = new Set<string>()
+    const step = async (method: 'GET' | 'POST', url: string, fields?: Record<string, string>) => {
+      const res = await browser.request(method, url, fields)
+      const session = browser.jar.value('_session')
+      if (session !== undefined) sessions.add(session)
+      const stored = JSON.stringify(await t.database.db.selectFrom('oauth_store').selectAll().execute())
+      for (const id of sessions) expect(stored, `after ${method} ${url}`).not.toContain(id)
+      return res
+    }
+    const start = await step('GET', authorizeUrl(client, pkcePair().challenge))
+    const signInUrl = pathOf(start.headers.location)
+    const signedIn = await step('POST', `${signInUrl}/login`, { email: owner.email, password: PASSWORD })
+    const resumed = await step('GET', pathOf(signedIn.headers.location))
+    const consentUrl = pathOf(resumed.headers.location)
+    await step('GET', consentUrl)
+    const decided = await step('POST', `${consentUrl}/consent`, {})
+    const done = await step('GET', pathOf(decided.headers.location))
+    expect(new URL(done.headers.location as string).searchParams.get('code')).toBeTruthy()
+    expect(sessions.size).toBeGreaterThan(0)
+    const models = await t.database.db.selectFrom('oauth_store').select('model').execute()
+    expect(models.map((m) => m.model)).toContain('Session')
+
+    // The session, found by its hash, lets the next authorization through without signing in.
+    const again = await step('GET', authorizeUrl(client, pkcePair().challenge))
+    expect(again.statusCode).toBe(303)
+    const back = new URL(again.headers.location as string)
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
+    expect(back.searchParams.get('code')).toBeTruthy()
+  })
+
   it('detects a reused refresh token and revokes the whole grant, access tokens included', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce)

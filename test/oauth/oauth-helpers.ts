@@ -93,6 +93,10 @@ export class CookieJar {
     }
   }
 
+  value(name: string): string | undefined {
+    return this.#cookies.get(name)
+  }
+
   header(): string {
     return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   }
