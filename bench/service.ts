@@ -28,12 +28,14 @@ export const BENCH_ACCOUNT = 'bench@example.com'
 
 /**
  * Production settings, except the rate limit (off, or it would be what we measure) and the log
- * level (warn: the request log line's own cost is measured apart, see the README).
+ * level (warn: the request log line's own cost is measured apart, see the README). PUBLIC_URL,
+ * which serving on PostgreSQL requires, is where the bench reaches the server.
  */
 export function serviceEnv(databaseUrl: string, port: number): Record<string, string> {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     RATE_LIMIT_RPS: '0',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',

@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
-import type { Config } from './config/config.ts'
+import { type Config, checkServeConfig } from './config/config.ts'
 import { openDatabase } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts'
@@ -12,6 +12,7 @@ import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts'
  * database.
  */
 export async function startServer(config: Config): Promise<FastifyInstance> {
+  checkServeConfig(config)
   const database = openDatabase(config.databaseUrl)
   await migrateToLatest(database.db)
   const app = await buildApp({ config, database })

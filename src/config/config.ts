@@ -24,7 +24,7 @@ export interface Config {
   trustProxy: boolean
   /** Seconds to let in-flight requests finish after SIGTERM before the process exits anyway. */
   shutdownGraceSeconds: number
-  /** Public origin used in `Location` headers of other origins and in docs; inferred when unset. */
+  /** Public origin: the OAuth issuer, and links. Required to serve on PostgreSQL (checkServeConfig). */
   publicUrl: string | undefined
 }
 
@@ -97,7 +97,8 @@ export const CONFIG_OPTIONS: readonly Option[] = [
   {
     env: 'PUBLIC_URL',
     default: undefined,
-    description: 'Public base URL of the service (e.g. `https://pets.example.com`), used in docs and links.',
+    description:
+      'Public base URL of the service (e.g. `https://pets.example.com`), used in links and as the OAuth issuer. Required to serve on PostgreSQL (the same on every instance); `http://localhost:PORT` when unset on SQLite.',
   },
 ]
 
@@ -179,6 +180,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config
+}
+
+/**
+ * What serving needs beyond loadConfig (the admin commands do not): on PostgreSQL, where
+ * several instances may serve one database, one OAuth issuer shared by all of them.
+ */
+export function checkServeConfig(config: Config): void {
+  if (!config.databaseUrl.startsWith('postgres') || config.publicUrl !== undefined) return
+  throw new ConfigError([
+    'PUBLIC_URL must be set to serve on PostgreSQL: several instances may serve one database, and each names its OAuth issuer in the tokens it signs; without PUBLIC_URL each would call itself http://localhost:PORT and refuse the tokens of the others. Set it, the same on every instance, to the address clients use (such as https://pets.example.com).',
+  ])
 }
 
 /** Resolves the file behind a `sqlite:` URL against the working directory. */

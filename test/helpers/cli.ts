@@ -49,9 +49,11 @@ export interface ServerProcess {
 
 /** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
 export function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+  // Serving on PostgreSQL takes a PUBLIC_URL (one OAuth issuer for every instance).
+  const publicUrl = env.DATABASE_URL?.startsWith('postgres') ? { PUBLIC_URL: 'http://127.0.0.1' } : {}
   const child = spawn(process.execPath, [script, 'serve'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...publicUrl, ...env },
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
