@@ -94,7 +94,10 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
     15 * 60 * 1000,
   )
   purge.unref()
-  app.addHook('onClose', async () => {
+  // Stopped as closing begins: onClose hooks run last-registered first, so the database (closed
+  // by server.ts, which registers after this) would go before the poller stopped. Requests still
+  // in flight were authenticated already, and no new ones are taken.
+  app.addHook('preClose', async () => {
     clearInterval(purge)
     await revocations.stop()
   })
