@@ -3,10 +3,11 @@ import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 
 /**
- * Brings the schema up to date. Kysely's migrator takes a lock first (a transaction-scoped
- * advisory lock on PostgreSQL; the write lock on SQLite, see sqlite-migration-lock.ts), so
- * several instances may start at once: one migrates, the others wait and then find nothing left
- * to do.
+ * Brings the schema up to date. Kysely's migrator takes a lock first (a session-level advisory
+ * lock on PostgreSQL, held until the migrations' transaction has committed; the write lock on
+ * SQLite, see sqlite-migration-lock.ts), so several instances may start at once: one migrates,
+ * the others wait and then find nothing left to do. test/server/scale-out.postgres.test.ts
+ * starts three at once on an empty schema.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({
