@@ -1,12 +1,8 @@
 import { findAccountByEmail, isEmail, normaliseEmail } from '../accounts/accounts-repository.ts'
 import { hashPassword, verifyPassword } from '../accounts/passwords.ts'
 import type { Db } from '../db/schema.ts'
-import {
-  checkSignIn,
-  DEFAULT_SIGN_IN_LIMITS,
-  recordSignInAttempt,
-  type SignInLimits,
-} from './sign-in-limits.ts'
+import { markAttemptSucceeded } from './dashboard-repository.ts'
+import { DEFAULT_SIGN_IN_LIMITS, reserveSignIn, type SignInLimits } from './sign-in-limits.ts'
 
 export type SignInOutcome =
   | { kind: 'ok'; accountId: string; email: string }
@@ -17,7 +13,8 @@ export type SignInOutcome =
 let dummyHash: Promise<string> | undefined
 
 /**
- * One password sign-in, under the guessing limits of sign-in-limits.ts, recorded for them. Used
+ * One password sign-in, under the guessing limits of sign-in-limits.ts: the guess is counted
+ * before the password is checked, and marked succeeded after, if it was right. Used
  * by the dashboard's sign-in form and by the OAuth sign-in page, so both count as one budget.
  */
 export async function attemptSignIn(
@@ -27,14 +24,14 @@ export async function attemptSignIn(
 ): Promise<SignInOutcome> {
   const email = normaliseEmail(attempt.email)
   if (!isEmail(email) || attempt.password === '') return { kind: 'invalid' }
-  const decision = await checkSignIn(db, limits, { email, ip: attempt.ip })
-  if (!decision.allowed) return { kind: 'limited', retryAfterSeconds: decision.retryAfterSeconds }
+  const reservation = await reserveSignIn(db, limits, { email, ip: attempt.ip })
+  if (!reservation.allowed) return { kind: 'limited', retryAfterSeconds: reservation.retryAfterSeconds }
   dummyHash ??= hashPassword('no account has this password')
   const account = await findAccountByEmail(db, email)
   const valid = await verifyPassword(attempt.password, account?.password_hash ?? (await dummyHash))
-  const succeeded = valid && account !== undefined && account.password_hash !== null
-  await recordSignInAttempt(db, { kind: 'sign_in', email, ip: attempt.ip, succeeded })
-  return succeeded ? { kind: 'ok', accountId: account.id, email } : { kind: 'invalid' }
+  if (!valid || account === undefined || account.password_hash === null) return { kind: 'invalid' }
+  await markAttemptSucceeded(db, reservation.seq)
+  return { kind: 'ok', accountId: account.id, email }
 }
 
 export function minutesText(seconds: number): string {

@@ -9,11 +9,11 @@ import {
 } from '../../accounts/accounts-repository.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
-import { deleteOtherSessions } from '../dashboard-repository.ts'
+import { deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
 import { checkPasswordStrength } from '../password-strength.ts'
 import { endSession, startSession } from '../sessions.ts'
 import { attemptSignIn, minutesText } from '../sign-in.ts'
-import { checkSignIn, checkSignUp, recordSignInAttempt, type SignInLimits } from '../sign-in-limits.ts'
+import { reserveSignIn, reserveSignUp, type SignInLimits } from '../sign-in-limits.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
 
 function userAgent(request: FastifyRequest): string | undefined {
@@ -90,16 +90,16 @@ export function accountRoutes(limits: SignInLimits) {
           }),
           status,
         )
-      const decision = await checkSignUp(db, limits, request.ip)
-      if (!decision.allowed) {
-        reply.header('retry-after', String(decision.retryAfterSeconds))
-        return again(429, 'Too many accounts were created from your address; try again in an hour.')
-      }
       if (!isEmail(email)) return again(400, 'Enter a valid email address, like you@example.com.', 'email')
       const strength = checkPasswordStrength(password, email)
       if (!strength.ok) return again(400, strength.reason, 'password')
       if ((await findAccountByEmail(db, email)) !== undefined) {
         return again(409, 'An account with this email already exists. Sign in instead.', 'email')
+      }
+      const reservation = await reserveSignUp(db, limits, { email, ip: request.ip })
+      if (!reservation.allowed) {
+        reply.header('retry-after', String(reservation.retryAfterSeconds))
+        return again(429, 'Too many accounts were created from your address; try again in an hour.')
       }
       const passwordHash = await hashPassword(password)
       let accountId: string
@@ -112,7 +112,7 @@ export function accountRoutes(limits: SignInLimits) {
         }
         throw error
       }
-      await recordSignInAttempt(db, { kind: 'sign_up', email, ip: request.ip, succeeded: true })
+      await markAttemptSucceeded(db, reservation.seq)
       await startSession(db, reply, accountId, userAgent(request))
       return reply.redirect(
         next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next,
@@ -156,26 +156,20 @@ export function accountRoutes(limits: SignInLimits) {
           }),
           status,
         )
-      // The current password is a password guess like any other: the same limits apply.
-      const decision = await checkSignIn(db, limits, { email: session.email, ip: request.ip })
-      if (!decision.allowed) {
-        reply.header('retry-after', String(decision.retryAfterSeconds))
+      // The current password is a password guess like any other: the same limits apply, and it
+      // is counted before it is checked.
+      const reservation = await reserveSignIn(db, limits, { email: session.email, ip: request.ip })
+      if (!reservation.allowed) {
+        reply.header('retry-after', String(reservation.retryAfterSeconds))
         return again(
           429,
-          `Too many wrong passwords. Try again in ${minutesText(decision.retryAfterSeconds)}.`,
+          `Too many wrong passwords. Try again in ${minutesText(reservation.retryAfterSeconds)}.`,
           'current_password',
         )
       }
       const valid = await verifyPassword(current, account?.password_hash ?? null)
-      if (!valid) {
-        await recordSignInAttempt(db, {
-          kind: 'sign_in',
-          email: session.email,
-          ip: request.ip,
-          succeeded: false,
-        })
-        return again(400, 'Your current password is not correct.', 'current_password')
-      }
+      if (!valid) return again(400, 'Your current password is not correct.', 'current_password')
+      await markAttemptSucceeded(db, reservation.seq)
       const strength = checkPasswordStrength(next, session.email)
       if (!strength.ok) return again(400, strength.reason, 'new_password')
       await setAccountPassword(db, session.accountId, await hashPassword(next))
