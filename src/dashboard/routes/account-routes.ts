@@ -7,17 +7,32 @@ import {
   normaliseEmail,
   setAccountPassword,
 } from '../../accounts/accounts-repository.ts'
+import { type PasswordParty, PasswordWorkBusyError } from '../../accounts/password-work.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
-import { deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
+import { deleteAttempt, deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
 import { checkPasswordStrength } from '../password-strength.ts'
 import { endSession, startSession } from '../sessions.ts'
-import { attemptSignIn, minutesText } from '../sign-in.ts'
-import { reserveSignIn, reserveSignUp, type SignInLimits } from '../sign-in-limits.ts'
+import { attemptSignIn, busyText, countedGuess, minutesText } from '../sign-in.ts'
+import { reserveSignUp, type SignInLimits } from '../sign-in-limits.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
 
 function userAgent(request: FastifyRequest): string | undefined {
   return request.headers['user-agent']
+}
+
+/** A password hash, or the refusal of the password work queue (a page says "busy"). */
+async function hashOrBusy(password: string, party: PasswordParty): Promise<string | PasswordWorkBusyError> {
+  try {
+    return await hashPassword(password, party)
+  } catch (error) {
+    if (error instanceof PasswordWorkBusyError) return error
+    throw error
+  }
+}
+
+function busyMessage(retryAfterSeconds: number): string {
+  return `Too many passwords are being checked for you right now. Try again in ${busyText(retryAfterSeconds)}.`
 }
 
 /** Sign up, sign in, sign out and change password. */
@@ -63,6 +78,10 @@ export function accountRoutes(limits: SignInLimits) {
           `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`,
         )
       }
+      if (outcome.kind === 'busy') {
+        reply.header('retry-after', String(outcome.retryAfterSeconds))
+        return again(429, busyMessage(outcome.retryAfterSeconds))
+      }
       if (outcome.kind === 'invalid') return again(401, 'That email and password do not match an account.')
       await startSession(db, reply, outcome.accountId, userAgent(request))
       return reply.redirect(next ?? '/dashboard', 303)
@@ -101,7 +120,12 @@ export function accountRoutes(limits: SignInLimits) {
         reply.header('retry-after', String(reservation.retryAfterSeconds))
         return again(429, 'Too many accounts were created from your address; try again in an hour.')
       }
-      const passwordHash = await hashPassword(password)
+      const passwordHash = await hashOrBusy(password, { address: request.ip })
+      if (passwordHash instanceof PasswordWorkBusyError) {
+        await deleteAttempt(db, reservation.seq)
+        reply.header('retry-after', String(passwordHash.retryAfterSeconds))
+        return again(429, busyMessage(passwordHash.retryAfterSeconds))
+      }
       let accountId: string
       try {
         accountId = (await insertAccount(db, { email, passwordHash })).id
@@ -158,21 +182,28 @@ export function accountRoutes(limits: SignInLimits) {
         )
       // The current password is a password guess like any other: the same limits apply, and it
       // is counted before it is checked.
-      const reservation = await reserveSignIn(db, limits, { email: session.email, ip: request.ip })
-      if (!reservation.allowed) {
-        reply.header('retry-after', String(reservation.retryAfterSeconds))
-        return again(
-          429,
-          `Too many wrong passwords. Try again in ${minutesText(reservation.retryAfterSeconds)}.`,
-          'current_password',
-        )
+      const party = { account: session.accountId }
+      const guess = await countedGuess(db, limits, { email: session.email, ip: request.ip }, () =>
+        verifyPassword(current, account?.password_hash ?? null, party),
+      )
+      if (guess.kind === 'limited' || guess.kind === 'busy') {
+        reply.header('retry-after', String(guess.retryAfterSeconds))
+        const text =
+          guess.kind === 'busy'
+            ? busyMessage(guess.retryAfterSeconds)
+            : `Too many wrong passwords. Try again in ${minutesText(guess.retryAfterSeconds)}.`
+        return again(429, text, 'current_password')
       }
-      const valid = await verifyPassword(current, account?.password_hash ?? null)
-      if (!valid) return again(400, 'Your current password is not correct.', 'current_password')
-      await markAttemptSucceeded(db, reservation.seq)
+      if (guess.kind === 'wrong')
+        return again(400, 'Your current password is not correct.', 'current_password')
       const strength = checkPasswordStrength(next, session.email)
       if (!strength.ok) return again(400, strength.reason, 'new_password')
-      await setAccountPassword(db, session.accountId, await hashPassword(next))
+      const passwordHash = await hashOrBusy(next, party)
+      if (passwordHash instanceof PasswordWorkBusyError) {
+        reply.header('retry-after', String(passwordHash.retryAfterSeconds))
+        return again(429, busyMessage(passwordHash.retryAfterSeconds), 'new_password')
+      }
+      await setAccountPassword(db, session.accountId, passwordHash)
       await deleteOtherSessions(db, session.accountId, session.idHash)
       return reply.redirect('/dashboard/account?notice=password_changed', 303)
     })
