@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { passwordWork } from '../../src/accounts/password-work.ts'
 import { SessionClient } from '../dashboard/session-client.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
@@ -69,4 +70,32 @@ describeDb('password hashing under a flood from one account', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
     }
   }, 120_000)
+
+  it("tells a dashboard sign-in to try again in a few seconds while its address's password work is full, without counting it", async () => {
+    const email = `busy-${Date.now()}@example.com`
+    expect((await new SessionClient(t.app, '10.21.0.1').signUp(email, PASSWORD)).statusCode).toBe(303)
+    const address = '10.21.0.2'
+    // The address's queue is full: 8 derivations of its own are running or waiting.
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const holding = Array.from({ length: 8 }, () => passwordWork.run({ address }, () => held))
+    const browser = new SessionClient(t.app, address)
+    const busy = await browser.signIn(email, PASSWORD)
+    expect(busy.statusCode).toBe(429)
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0)
+    expect(busy.body).toContain('Try again in a few seconds')
+    expect(browser.cookies.has('pet_session')).toBe(false)
+    release()
+    await Promise.all(holding)
+    const attempts = await t.database.db
+      .selectFrom('sign_in_attempts')
+      .select('succeeded')
+      .where('email', '=', email)
+      .where('kind', '=', 'sign_in')
+      .execute()
+    expect(attempts).toEqual([])
+    expect((await browser.signIn(email, PASSWORD)).statusCode).toBe(303)
+  })
 })
