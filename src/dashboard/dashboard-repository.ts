@@ -117,21 +117,21 @@ export async function lastSuccessOf(db: Db, email: string, since: string): Promi
   return (row?.at as string | null | undefined) ?? null
 }
 
-/** Attempts of a kind from an address since `since`, successful or not (sign-ups). */
+/** Attempts of a kind from an address since `since`, successful or not (sign-ups); with the oldest one's time. */
 export async function countAttemptsFrom(
   db: Db,
   kind: 'sign_in' | 'sign_up',
   ip: string,
   since: string,
-): Promise<number> {
+): Promise<{ count: number; oldest: string | null }> {
   const row = await db
     .selectFrom('sign_in_attempts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
     .where('kind', '=', kind)
     .where('ip', '=', ip)
     .where('created_at', '>', since)
     .executeTakeFirstOrThrow()
-  return Number(row.n)
+  return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
 }
 
 export async function purgeAttempts(db: Db, before: string): Promise<void> {

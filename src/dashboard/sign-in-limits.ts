@@ -86,8 +86,10 @@ export async function reserveSignUp(
   const reservation = await db.transaction().execute(async (trx): Promise<Reservation> => {
     await lockAttemptKeys(trx, [{ scope: 'sign_up_attempts.ip', value: attempt.ip }])
     const now = Date.now()
-    const count = await countAttemptsFrom(trx, 'sign_up', attempt.ip, nowIso(now - 3_600_000))
-    if (count >= limits.signUpsPerAddressPerHour) return { allowed: false, retryAfterSeconds: 3600 }
+    const recent = await countAttemptsFrom(trx, 'sign_up', attempt.ip, nowIso(now - 3_600_000))
+    if (recent.count >= limits.signUpsPerAddressPerHour) {
+      return { allowed: false, retryAfterSeconds: retryAfter(recent.oldest, 3600, now) }
+    }
     const seq = await recordAttempt(trx, { kind: 'sign_up', ...attempt, succeeded: false, at: nowIso(now) })
     return { allowed: true, seq }
   })

@@ -9,6 +9,7 @@ import {
 } from '../../accounts/accounts-repository.ts'
 import { type PasswordParty, PasswordWorkBusyError } from '../../accounts/password-work.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
+import type { Db } from '../../db/schema.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
 import { deleteAttempt, deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
 import { checkPasswordStrength } from '../password-strength.ts'
@@ -27,6 +28,18 @@ async function hashOrBusy(password: string, party: PasswordParty): Promise<strin
     return await hashPassword(password, party)
   } catch (error) {
     if (error instanceof PasswordWorkBusyError) return error
+    throw error
+  }
+}
+
+/** A new account's id, or undefined when the email already has one. */
+async function createAccount(db: Db, email: string, passwordHash: string): Promise<string | undefined> {
+  if ((await findAccountByEmail(db, email)) !== undefined) return undefined
+  try {
+    return (await insertAccount(db, { email, passwordHash })).id
+  } catch (error) {
+    // The same email signed up twice at once: the unique index keeps one.
+    if ((await findAccountByEmail(db, email)) !== undefined) return undefined
     throw error
   }
 }
@@ -112,36 +125,31 @@ export function accountRoutes(limits: SignInLimits) {
       if (!isEmail(email)) return again(400, 'Enter a valid email address, like you@example.com.', 'email')
       const strength = checkPasswordStrength(password, email)
       if (!strength.ok) return again(400, strength.reason, 'password')
-      if ((await findAccountByEmail(db, email)) !== undefined) {
-        return again(409, 'An account with this email already exists. Sign in instead.', 'email')
-      }
+      // Every attempt past the form checks counts, whether its email has an account or not.
       const reservation = await reserveSignUp(db, limits, { email, ip: request.ip })
       if (!reservation.allowed) {
         reply.header('retry-after', String(reservation.retryAfterSeconds))
-        return again(429, 'Too many accounts were created from your address; try again in an hour.')
+        return again(
+          429,
+          `Too many sign-ups from your address. Try again in ${minutesText(reservation.retryAfterSeconds)}.`,
+        )
       }
+      // The password is hashed whether or not the email has an account, so both answers take
+      // as long (and draw on the same password work).
       const passwordHash = await hashOrBusy(password, { address: request.ip })
       if (passwordHash instanceof PasswordWorkBusyError) {
         await deleteAttempt(db, reservation.seq)
         reply.header('retry-after', String(passwordHash.retryAfterSeconds))
         return again(429, busyMessage(passwordHash.retryAfterSeconds))
       }
-      let accountId: string
-      try {
-        accountId = (await insertAccount(db, { email, passwordHash })).id
-      } catch (error) {
-        // The same email signed up twice at once: the unique index keeps one.
-        if ((await findAccountByEmail(db, email)) !== undefined) {
-          return again(409, 'An account with this email already exists. Sign in instead.', 'email')
-        }
-        throw error
-      }
+      const landing = next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next
+      const accountId = await createAccount(db, email, passwordHash)
+      // An email that has an account gets the same answer as a new one, without a session: the
+      // page it lands on asks to sign in. Nothing says the email is taken.
+      if (accountId === undefined) return reply.redirect(landing, 303)
       await markAttemptSucceeded(db, reservation.seq)
       await startSession(db, reply, accountId, userAgent(request))
-      return reply.redirect(
-        next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next,
-        303,
-      )
+      return reply.redirect(landing, 303)
     })
 
     app.post('/sign-out', { preHandler: app.csrfProtection }, async (request, reply) => {
