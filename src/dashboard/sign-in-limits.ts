@@ -39,6 +39,22 @@ function retryAfter(oldest: string | null, windowSeconds: number, now: number): 
   return Math.max(1, Math.ceil((Date.parse(oldest) + windowSeconds * 1000 - now) / 1000))
 }
 
+/** How long until this guess may be made, or null when the limits allow it now. */
+async function signInRefusal(
+  db: Db,
+  limits: SignInLimits,
+  attempt: { email: string; ip: string },
+  now: number,
+): Promise<number | null> {
+  const since = nowIso(now - limits.windowSeconds * 1000)
+  const lastSuccess = await lastSuccessOf(db, attempt.email, since)
+  const byEmail = await countFailures(db, 'sign_in', { email: attempt.email }, lastSuccess ?? since)
+  if (byEmail.count >= limits.failuresPerAccount) return retryAfter(byEmail.oldest, limits.windowSeconds, now)
+  const byIp = await countFailures(db, 'sign_in', { ip: attempt.ip }, since)
+  if (byIp.count >= limits.failuresPerAddress) return retryAfter(byIp.oldest, limits.windowSeconds, now)
+  return null
+}
+
 /**
  * Counts a password guess before it is checked: in one transaction that no other guess at the
  * same email or address can interleave with (lockAttemptKeys), refuses it when the limits are
@@ -51,22 +67,18 @@ export async function reserveSignIn(
   limits: SignInLimits,
   attempt: { email: string; ip: string },
 ): Promise<Reservation> {
+  // Once the limits are used up they stay so until the window moves on: refuse the rest of a
+  // burst without queueing for the locks (on PostgreSQL each waiter holds a pooled connection).
+  const early = await signInRefusal(db, limits, attempt, Date.now())
+  if (early !== null) return { allowed: false, retryAfterSeconds: early }
   const reservation = await db.transaction().execute(async (trx): Promise<Reservation> => {
     await lockAttemptKeys(trx, [
       { scope: 'sign_in_attempts.email', value: attempt.email },
       { scope: 'sign_in_attempts.ip', value: attempt.ip },
     ])
     const now = Date.now()
-    const since = nowIso(now - limits.windowSeconds * 1000)
-    const lastSuccess = await lastSuccessOf(trx, attempt.email, since)
-    const byEmail = await countFailures(trx, 'sign_in', { email: attempt.email }, lastSuccess ?? since)
-    if (byEmail.count >= limits.failuresPerAccount) {
-      return { allowed: false, retryAfterSeconds: retryAfter(byEmail.oldest, limits.windowSeconds, now) }
-    }
-    const byIp = await countFailures(trx, 'sign_in', { ip: attempt.ip }, since)
-    if (byIp.count >= limits.failuresPerAddress) {
-      return { allowed: false, retryAfterSeconds: retryAfter(byIp.oldest, limits.windowSeconds, now) }
-    }
+    const refusal = await signInRefusal(trx, limits, attempt, now)
+    if (refusal !== null) return { allowed: false, retryAfterSeconds: refusal }
     const seq = await recordAttempt(trx, { kind: 'sign_in', ...attempt, succeeded: false, at: nowIso(now) })
     return { allowed: true, seq }
   })
