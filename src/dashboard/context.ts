@@ -20,8 +20,17 @@ export function sessionOf(request: FastifyRequest): DashboardSession {
   return session
 }
 
+/**
+ * What a CSRF token is bound to: the session it was issued to (its id's hash), or "signed out".
+ * A token issued to one session, or before signing in, is refused for any other, even with its
+ * secret cookie (a cookie planted by a sibling subdomain, say).
+ */
+export function csrfBinding(request: FastifyRequest): string {
+  return request.dashboardSession === null ? 'signed-out' : `session:${request.dashboardSession.idHash}`
+}
+
 export function csrfToken(reply: FastifyReply): string {
-  return reply.generateCsrf()
+  return reply.generateCsrf({ userInfo: csrfBinding(reply.request) })
 }
 
 /** Sends a full HTML page. */

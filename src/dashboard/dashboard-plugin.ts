@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
@@ -5,9 +6,10 @@ import helmet from '@fastify/helmet'
 import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
+import { loadOrCreate } from '../oauth/oauth-keys.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
 import { ASSETS_DIR } from './assets-dir.ts'
-import { sendPage } from './context.ts'
+import { csrfBinding, sendPage } from './context.ts'
 import { accountRoutes } from './routes/account-routes.ts'
 import { clientsRoutes } from './routes/clients-routes.ts'
 import { dataRoutes } from './routes/data-routes.ts'
@@ -57,10 +59,16 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
     referrerPolicy: { policy: 'same-origin' },
     crossOriginEmbedderPolicy: false,
   })
-  // Double-submit tokens: the secret in an HttpOnly cookie, the token in each form.
+  // Double-submit tokens: the secret in an HttpOnly cookie, the token in each form, bound to the
+  // session (csrfBinding) by an HMAC whose key every instance shares through the database.
+  const hmacKey = (await loadOrCreate(db, 'dashboard_csrf', async () =>
+    randomBytes(32).toString('base64url'),
+  )) as string
   await app.register(csrf, {
     cookieKey: '_csrf',
     cookieOpts: { path: '/dashboard', sameSite: 'lax', httpOnly: true, secure: 'auto' },
+    getUserInfo: csrfBinding,
+    csrfOpts: { hmacKey },
   })
   await app.register(fastifyStatic, {
     root: fileURLToPath(ASSETS_DIR),

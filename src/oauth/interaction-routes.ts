@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import { findAccountById } from '../accounts/accounts-repository.ts'
 import { isScope, type Scope } from '../auth/scopes.ts'
-import { attemptSignIn, minutesText } from '../dashboard/sign-in.ts'
+import { attemptSignIn, busyText, minutesText, type SignInOutcome } from '../dashboard/sign-in.ts'
 import type { Db } from '../db/schema.ts'
 import { renderConsentPage, renderErrorPage, renderSignInPage } from './interaction-pages.ts'
 import { OAUTH_MOUNT } from './provider.ts'
@@ -100,19 +100,17 @@ export async function registerInteractionRoutes(
     // same constant-cost check for unknown emails.
     const outcome = await attemptSignIn(db, { email, password: request.body.password ?? '', ip: request.ip })
     if (outcome.kind !== 'ok') {
-      const limited = outcome.kind === 'limited'
-      if (limited) reply.header('retry-after', String(outcome.retryAfterSeconds))
+      const refused = outcome.kind === 'limited' || outcome.kind === 'busy'
+      if (refused) reply.header('retry-after', String(outcome.retryAfterSeconds))
       return reply
-        .code(limited ? 429 : 401)
+        .code(refused ? 429 : 401)
         .headers(HTML_HEADERS)
         .send(
           renderSignInPage({
             action: `${base}/${interaction.uid}/login`,
             clientName: await clientName(interaction.params.client_id),
             email,
-            error: limited
-              ? `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`
-              : 'That email and password do not match an account.',
+            error: signInError(outcome),
           }),
         )
     }
@@ -165,6 +163,17 @@ export async function registerInteractionRoutes(
     )
     return reply.redirect(to, 303)
   })
+}
+
+function signInError(outcome: Exclude<SignInOutcome, { kind: 'ok' }>): string {
+  switch (outcome.kind) {
+    case 'limited':
+      return `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`
+    case 'busy':
+      return `Too many passwords are being checked for you right now. Try again in ${busyText(outcome.retryAfterSeconds)}.`
+    case 'invalid':
+      return 'That email and password do not match an account.'
+  }
 }
 
 function requestedScopes(interaction: InteractionDetails): Scope[] {

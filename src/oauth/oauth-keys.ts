@@ -30,7 +30,8 @@ export async function loadOrCreateKeys(db: Db): Promise<OAuthKeys> {
   return { signing: signing as JWK, verification, cookies: cookies as string[] }
 }
 
-async function loadOrCreate(db: Db, id: string, create: () => Promise<unknown>): Promise<unknown> {
+/** A value shared by every instance through the database, created by the first to need it. */
+export async function loadOrCreate(db: Db, id: string, create: () => Promise<unknown>): Promise<unknown> {
   const existing = await db.selectFrom('oauth_keys').select('value').where('id', '=', id).executeTakeFirst()
   if (existing !== undefined) return JSON.parse(existing.value)
   await db

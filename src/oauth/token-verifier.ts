@@ -42,7 +42,10 @@ export class TokenVerifier {
     this.#jwks = createLocalJWKSet({ keys: [jwk] })
   }
 
-  /** Checks signature, issuer, audience and type; ignores expiry when `ignoreExpiry` (revocation). */
+  /**
+   * Checks signature, issuer, audience, type (`at+jwt`) and the required claims (`exp`, `iat`,
+   * `jti`, `client_id`, `account_id`); ignores expiry when `ignoreExpiry` (revocation).
+   */
   async decode(token: string, options: { ignoreExpiry?: boolean } = {}): Promise<AccessTokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.#jwks, {
@@ -50,10 +53,16 @@ export class TokenVerifier {
         audience: this.audience,
         typ: 'at+jwt',
         algorithms: [SIGNING_ALG],
+        // RFC 9068 §2.2: exp and iat are required. Without exp a token would never expire.
+        requiredClaims: ['exp', 'iat', 'jti'],
         ...(options.ignoreExpiry ? { currentDate: new Date(0) } : {}),
       })
       const claims = payload as AccessTokenClaims
-      if (typeof claims.jti !== 'string' || typeof claims.account_id !== 'string') {
+      if (
+        typeof claims.jti !== 'string' ||
+        typeof claims.account_id !== 'string' ||
+        typeof claims.client_id !== 'string'
+      ) {
         throw new InvalidTokenError('The access token lacks required claims.')
       }
       return claims

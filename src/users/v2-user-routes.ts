@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { PasswordWorkBusyError } from '../accounts/password-work.ts'
 import { hashPassword } from '../accounts/passwords.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
@@ -45,7 +46,7 @@ function displayName(body: Body): string | undefined {
 }
 
 /** A full replace of the Petstore fields (absent or null: cleared); `password` only when sent. */
-async function fieldsFromV2(body: Body): Promise<UserFields> {
+async function fieldsFromV2(body: Body, accountId: string): Promise<UserFields> {
   const fields: UserFields = {
     username: body.username ?? null,
     firstName: body.firstName ?? null,
@@ -56,8 +57,22 @@ async function fieldsFromV2(body: Body): Promise<UserFields> {
   }
   const name = displayName(body)
   if (name !== undefined) fields.name = name
-  if (body.password != null) fields.passwordHash = await hashPassword(body.password)
+  if (body.password != null) fields.passwordHash = await hashUserPassword(body.password, accountId)
   return fields
+}
+
+/** The scrypt work is charged to the account; past its bound it is told to slow down. */
+async function hashUserPassword(password: string, accountId: string): Promise<string> {
+  try {
+    return await hashPassword(password, { account: accountId })
+  } catch (error) {
+    if (!(error instanceof PasswordWorkBusyError)) throw error
+    throw new ApiError(
+      'rate_limited',
+      `Too many user passwords of your account are being hashed at once; retry in ${error.retryAfterSeconds} s.`,
+      { headers: { 'retry-after': String(error.retryAfterSeconds) } },
+    )
+  }
 }
 
 function assertValid(request: FastifyRequest): void {
@@ -123,7 +138,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       assertValid(request)
       const body = request.body as Body
-      const fields = await fieldsFromV2(body)
+      const fields = await fieldsFromV2(body, request.principal!.accountId)
       const user = await db
         .transaction()
         .execute((trx) =>
@@ -177,7 +192,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
       assertValid(request)
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const accountId = request.principal!.accountId
-      const fields = await fieldsFromV2(request.body as Body)
+      const fields = await fieldsFromV2(request.body as Body, accountId)
       const user = await db.transaction().execute(async (trx) => {
         const current = await resolve(trx, accountId, id)
         return updateUser(trx, accountId, current.id, fields, ifMatch)

@@ -56,6 +56,56 @@ describeDb('dashboard security', () => {
     expect(list.body).toContain('No API keys yet')
   })
 
+  it("refuses a CSRF token issued for another session, or before sign-in, even with that token's secret cookie", async () => {
+    const a = await signedIn('10.0.9.1')
+    const b = await signedIn('10.0.9.2')
+    await a.client.get('/dashboard/keys')
+    // A's token and A's secret cookie (as a cookie-tossing attacker would plant them), sent
+    // with B's session.
+    const tossed = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      remoteAddress: '10.0.9.2',
+      headers: {
+        cookie: `_csrf=${a.client.cookies.get('_csrf')}; pet_session=${b.client.cookies.get('pet_session')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        _csrf: a.client.csrf,
+        name: 'tossed',
+        expiry: 'never',
+        scopes: 'read:pets',
+      }).toString(),
+    })
+    expect(tossed.statusCode).toBe(403)
+    expect(tossed.body).toContain('This form has expired')
+    expect((await b.client.get('/dashboard/keys')).body).not.toContain('tossed')
+
+    // A token from the sign-in page, before signing in, is no good once signed in.
+    const browser = new SessionClient(t.app, '10.0.9.3')
+    await browser.get('/dashboard/sign-in')
+    const before = browser.csrf
+    expect(
+      (await browser.post('/dashboard/sign-in', { email: b.email, password: PASSWORD })).statusCode,
+    ).toBe(303)
+    await browser.get('/dashboard/keys')
+    const stale = await browser.post(
+      '/dashboard/keys',
+      { _csrf: before, name: 'stale', expiry: 'never', scopes: 'read:pets' },
+      { csrf: false },
+    )
+    expect(stale.statusCode).toBe(403)
+    // The page this session was just shown carries a token that works.
+    await browser.get('/dashboard/keys')
+    const fresh = await browser.post('/dashboard/keys', {
+      name: 'fresh',
+      expiry: 'never',
+      scopes: 'read:pets',
+    })
+    expect(fresh.statusCode).toBe(200)
+    expect((await b.client.get('/dashboard/keys')).body).not.toContain('stale')
+  })
+
   it('refuses sign-in and sign-out posts without the CSRF token', async () => {
     const { client, email } = await signedIn()
     expect((await client.post('/dashboard/sign-out', {}, { csrf: false })).statusCode).toBe(403)

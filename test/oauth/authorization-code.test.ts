@@ -60,7 +60,11 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     t = await createTestApp()
     const account = await t.newAccount()
     owner = account
-    await setAccountPassword(t.database.db, account.accountId, await hashPassword(PASSWORD))
+    await setAccountPassword(
+      t.database.db,
+      account.accountId,
+      await hashPassword(PASSWORD, { account: account.accountId }),
+    )
     client = await newClient(t, { redirectUris: [REDIRECT], scopes: ['read:pets', 'write:pets'] })
   })
   afterAll(() => t.close())

@@ -49,7 +49,7 @@ describeDb('v2 users (Petstore compatible, by integer id)', () => {
       .executeTakeFirstOrThrow()
     expect(row.name).toBe('Jane Doe')
     expect(row.password_hash).not.toContain('s3cret')
-    expect(await verifyPassword('s3cret', row.password_hash)).toBe(true)
+    expect(await verifyPassword('s3cret', row.password_hash, { account: client.accountId })).toBe(true)
   })
 
   it('is the same user on v1, with its usr_ id and name', async () => {

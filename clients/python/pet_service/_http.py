@@ -194,10 +194,39 @@ def _encode_body(call: Call) -> Tuple[Optional[bytes], Optional[str]]:
     return None, None
 
 
+#: Headers that carry credentials; never sent on to another origin after a redirect.
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+
+def _origin(url: str) -> Tuple[str, str, Optional[int]]:
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or {"http": 80, "https": 443}.get(scheme)
+
+
+class _SameOriginCredentials(urllib.request.HTTPRedirectHandler):
+    """Follows redirects like urllib does, but drops the credential headers when the new URL is
+    another origin (scheme, host or port), as Fetch does for the TypeScript client
+    (https://fetch.spec.whatwg.org/#http-redirect-fetch). urllib alone copies every header to
+    wherever the Location points, handing the API key or token to another host."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> Optional[urllib.request.Request]:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(new.full_url) != _origin(req.full_url):
+            for name in [n for n in new.headers if n.lower() in CREDENTIAL_HEADERS]:
+                del new.headers[name]
+        return new
+
+
+_OPENER = urllib.request.build_opener(_SameOriginCredentials)
+
+
 def _perform(request: urllib.request.Request, timeout: float) -> Tuple[int, str, Dict[str, str], Any]:
     """One attempt: the status, reason, lower-cased headers and parsed body, or APIConnectionError."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - caller's URL
+        with _OPENER.open(request, timeout=timeout) as response:  # noqa: S310 - caller's URL
             return _read(response.status, response.reason, response.headers, response.read())
     except urllib.error.HTTPError as error:
         with error:

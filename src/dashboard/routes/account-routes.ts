@@ -7,17 +7,45 @@ import {
   normaliseEmail,
   setAccountPassword,
 } from '../../accounts/accounts-repository.ts'
+import { type PasswordParty, PasswordWorkBusyError } from '../../accounts/password-work.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
+import type { Db } from '../../db/schema.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
-import { deleteOtherSessions } from '../dashboard-repository.ts'
+import { deleteAttempt, deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
 import { checkPasswordStrength } from '../password-strength.ts'
 import { endSession, startSession } from '../sessions.ts'
-import { attemptSignIn, minutesText } from '../sign-in.ts'
-import { checkSignIn, checkSignUp, recordSignInAttempt, type SignInLimits } from '../sign-in-limits.ts'
+import { attemptSignIn, busyText, countedGuess, minutesText } from '../sign-in.ts'
+import { reserveSignUp, type SignInLimits } from '../sign-in-limits.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
 
 function userAgent(request: FastifyRequest): string | undefined {
   return request.headers['user-agent']
+}
+
+/** A password hash, or the refusal of the password work queue (a page says "busy"). */
+async function hashOrBusy(password: string, party: PasswordParty): Promise<string | PasswordWorkBusyError> {
+  try {
+    return await hashPassword(password, party)
+  } catch (error) {
+    if (error instanceof PasswordWorkBusyError) return error
+    throw error
+  }
+}
+
+/** A new account's id, or undefined when the email already has one. */
+async function createAccount(db: Db, email: string, passwordHash: string): Promise<string | undefined> {
+  if ((await findAccountByEmail(db, email)) !== undefined) return undefined
+  try {
+    return (await insertAccount(db, { email, passwordHash })).id
+  } catch (error) {
+    // The same email signed up twice at once: the unique index keeps one.
+    if ((await findAccountByEmail(db, email)) !== undefined) return undefined
+    throw error
+  }
+}
+
+function busyMessage(retryAfterSeconds: number): string {
+  return `Too many passwords are being checked for you right now. Try again in ${busyText(retryAfterSeconds)}.`
 }
 
 /** Sign up, sign in, sign out and change password. */
@@ -63,6 +91,10 @@ export function accountRoutes(limits: SignInLimits) {
           `Too many failed sign-in attempts. For your security, try again in ${minutesText(outcome.retryAfterSeconds)}.`,
         )
       }
+      if (outcome.kind === 'busy') {
+        reply.header('retry-after', String(outcome.retryAfterSeconds))
+        return again(429, busyMessage(outcome.retryAfterSeconds))
+      }
       if (outcome.kind === 'invalid') return again(401, 'That email and password do not match an account.')
       await startSession(db, reply, outcome.accountId, userAgent(request))
       return reply.redirect(next ?? '/dashboard', 303)
@@ -90,34 +122,34 @@ export function accountRoutes(limits: SignInLimits) {
           }),
           status,
         )
-      const decision = await checkSignUp(db, limits, request.ip)
-      if (!decision.allowed) {
-        reply.header('retry-after', String(decision.retryAfterSeconds))
-        return again(429, 'Too many accounts were created from your address; try again in an hour.')
-      }
       if (!isEmail(email)) return again(400, 'Enter a valid email address, like you@example.com.', 'email')
       const strength = checkPasswordStrength(password, email)
       if (!strength.ok) return again(400, strength.reason, 'password')
-      if ((await findAccountByEmail(db, email)) !== undefined) {
-        return again(409, 'An account with this email already exists. Sign in instead.', 'email')
+      // Every attempt past the form checks counts, whether its email has an account or not.
+      const reservation = await reserveSignUp(db, limits, { email, ip: request.ip })
+      if (!reservation.allowed) {
+        reply.header('retry-after', String(reservation.retryAfterSeconds))
+        return again(
+          429,
+          `Too many sign-ups from your address. Try again in ${minutesText(reservation.retryAfterSeconds)}.`,
+        )
       }
-      const passwordHash = await hashPassword(password)
-      let accountId: string
-      try {
-        accountId = (await insertAccount(db, { email, passwordHash })).id
-      } catch (error) {
-        // The same email signed up twice at once: the unique index keeps one.
-        if ((await findAccountByEmail(db, email)) !== undefined) {
-          return again(409, 'An account with this email already exists. Sign in instead.', 'email')
-        }
-        throw error
+      // The password is hashed whether or not the email has an account, so both answers take
+      // as long (and draw on the same password work).
+      const passwordHash = await hashOrBusy(password, { address: request.ip })
+      if (passwordHash instanceof PasswordWorkBusyError) {
+        await deleteAttempt(db, reservation.seq)
+        reply.header('retry-after', String(passwordHash.retryAfterSeconds))
+        return again(429, busyMessage(passwordHash.retryAfterSeconds))
       }
-      await recordSignInAttempt(db, { kind: 'sign_up', email, ip: request.ip, succeeded: true })
+      const landing = next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next
+      const accountId = await createAccount(db, email, passwordHash)
+      // An email that has an account gets the same answer as a new one, without a session: the
+      // page it lands on asks to sign in. Nothing says the email is taken.
+      if (accountId === undefined) return reply.redirect(landing, 303)
+      await markAttemptSucceeded(db, reservation.seq)
       await startSession(db, reply, accountId, userAgent(request))
-      return reply.redirect(
-        next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next,
-        303,
-      )
+      return reply.redirect(landing, 303)
     })
 
     app.post('/sign-out', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -156,29 +188,30 @@ export function accountRoutes(limits: SignInLimits) {
           }),
           status,
         )
-      // The current password is a password guess like any other: the same limits apply.
-      const decision = await checkSignIn(db, limits, { email: session.email, ip: request.ip })
-      if (!decision.allowed) {
-        reply.header('retry-after', String(decision.retryAfterSeconds))
-        return again(
-          429,
-          `Too many wrong passwords. Try again in ${minutesText(decision.retryAfterSeconds)}.`,
-          'current_password',
-        )
+      // The current password is a password guess like any other: the same limits apply, and it
+      // is counted before it is checked.
+      const party = { account: session.accountId }
+      const guess = await countedGuess(db, limits, { email: session.email, ip: request.ip }, () =>
+        verifyPassword(current, account?.password_hash ?? null, party),
+      )
+      if (guess.kind === 'limited' || guess.kind === 'busy') {
+        reply.header('retry-after', String(guess.retryAfterSeconds))
+        const text =
+          guess.kind === 'busy'
+            ? busyMessage(guess.retryAfterSeconds)
+            : `Too many wrong passwords. Try again in ${minutesText(guess.retryAfterSeconds)}.`
+        return again(429, text, 'current_password')
       }
-      const valid = await verifyPassword(current, account?.password_hash ?? null)
-      if (!valid) {
-        await recordSignInAttempt(db, {
-          kind: 'sign_in',
-          email: session.email,
-          ip: request.ip,
-          succeeded: false,
-        })
+      if (guess.kind === 'wrong')
         return again(400, 'Your current password is not correct.', 'current_password')
-      }
       const strength = checkPasswordStrength(next, session.email)
       if (!strength.ok) return again(400, strength.reason, 'new_password')
-      await setAccountPassword(db, session.accountId, await hashPassword(next))
+      const passwordHash = await hashOrBusy(next, party)
+      if (passwordHash instanceof PasswordWorkBusyError) {
+        reply.header('retry-after', String(passwordHash.retryAfterSeconds))
+        return again(429, busyMessage(passwordHash.retryAfterSeconds), 'new_password')
+      }
+      await setAccountPassword(db, session.accountId, passwordHash)
       await deleteOtherSessions(db, session.accountId, session.idHash)
       return reply.redirect('/dashboard/account?notice=password_changed', 303)
     })
