@@ -108,7 +108,11 @@ export interface IdempotencyKeysTable {
   response_headers: string | null
   response_body: string | null
   created_at: string
-  /** Until when a 'running' claim is honoured; after that a retry may take it over. */
+  /**
+   * 'running' rows exist only inside the transaction of the request that claimed the key (see
+   * src/http/idempotency.ts), so nothing but 'done' is ever committed. Versions before
+   * 2026-11-23 committed 'running' claims; those are honoured until this time, then taken over.
+   */
   locked_until: string
 }
 

@@ -45,10 +45,17 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
-export function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens.
+ * `cwd`: the working directory (the repository root unless given), as a separate machine would have.
+ */
+export function startServerProcess(
+  script: string,
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script, 'serve'], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
