@@ -24,6 +24,8 @@ export interface Config {
   shutdownGraceSeconds: number
   /** Public origin used in `Location` headers of other origins and in docs; inferred when unset. */
   publicUrl: string | undefined
+  /** Total bytes of uploaded images an account may keep (0: no uploads). */
+  imageQuotaBytes: number
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -90,6 +92,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'PUBLIC_URL',
     default: undefined,
     description: 'Public base URL of the service (e.g. `https://pets.example.com`), used in docs and links.',
+  },
+  {
+    env: 'IMAGE_QUOTA_BYTES',
+    default: '104857600',
+    description:
+      'Total size of the uploaded pet images an account may keep (100 MiB; `0` refuses uploads). Each image is at most 10 MiB.',
   },
 ]
 
@@ -161,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolean('TRUST_PROXY'),
     shutdownGraceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 0, 600),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
+    imageQuotaBytes: integer('IMAGE_QUOTA_BYTES', 0, 2 ** 50),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -18,6 +18,7 @@ export interface Database {
   oauth_keys: OAuthKeysTable
   dashboard_sessions: DashboardSessionsTable
   sign_in_attempts: SignInAttemptsTable
+  pet_images: PetImagesTable
 }
 
 export interface AccountsTable {
@@ -114,6 +115,18 @@ export interface IdempotencyKeysTable {
    * 2026-11-23 committed 'running' claims; those are honoured until this time, then taken over.
    */
   locked_until: string
+}
+
+/** An uploaded pet image; it is deleted with its pet, or when the pet's photoUrls drop its URL. */
+export interface PetImagesTable {
+  /** The last segment of its URL: `{petId}-{16 random base64url characters}.{ext}`, unguessable. */
+  name: string
+  account_id: string
+  pet_id: number
+  content_type: string
+  size_bytes: number
+  data: Buffer
+  created_at: string
 }
 
 /** A signed-in dashboard session; the cookie holds the id, the table only its SHA-256. */
