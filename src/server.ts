@@ -5,6 +5,7 @@ import { type Config, checkServeConfig } from './config/config.ts'
 import { openDatabase } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts'
+import { importLegacyImages, legacyUploadDir } from './pets/legacy-images-import.ts'
 
 /**
  * Starts the service: opens and migrates the database, builds the app, listens, and on
@@ -15,7 +16,11 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   checkServeConfig(config)
   const database = openDatabase(config.databaseUrl)
   await migrateToLatest(database.db)
+  const legacyImages = await importLegacyImages(database.db, legacyUploadDir(config.databaseUrl))
   const app = await buildApp({ config, database })
+  if (legacyImages.imported + legacyImages.discarded > 0) {
+    app.log.info(legacyImages, 'moved uploaded images from the data folder into the database')
+  }
   app.addHook('onClose', async () => {
     await database.close()
   })

@@ -26,6 +26,8 @@ export interface Config {
   shutdownGraceSeconds: number
   /** Public origin: the OAuth issuer, and links. Required to serve on PostgreSQL (checkServeConfig). */
   publicUrl: string | undefined
+  /** Total bytes of uploaded images an account may keep (0: no uploads). */
+  imageQuotaBytes: number
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -99,6 +101,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: undefined,
     description:
       'Public base URL of the service (e.g. `https://pets.example.com`), used in links and as the OAuth issuer. Required to serve on PostgreSQL (the same on every instance); `http://localhost:PORT` when unset on SQLite.',
+  },
+  {
+    env: 'IMAGE_QUOTA_BYTES',
+    default: '104857600',
+    description:
+      'Total size of the uploaded pet images an account may keep (100 MiB; `0` refuses uploads). Each image is at most 10 MiB.',
   },
 ]
 
@@ -177,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolean('TRUST_PROXY'),
     shutdownGraceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 0, 600),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
+    imageQuotaBytes: integer('IMAGE_QUOTA_BYTES', 0, 2 ** 50),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -18,6 +18,7 @@ export interface Database {
   oauth_keys: OAuthKeysTable
   dashboard_sessions: DashboardSessionsTable
   sign_in_attempts: SignInAttemptsTable
+  pet_images: PetImagesTable
 }
 
 export interface AccountsTable {
@@ -108,8 +109,24 @@ export interface IdempotencyKeysTable {
   response_headers: string | null
   response_body: string | null
   created_at: string
-  /** Until when a 'running' claim is honoured; after that a retry may take it over. */
+  /**
+   * 'running' rows exist only inside the transaction of the request that claimed the key (see
+   * src/http/idempotency.ts), so nothing but 'done' is ever committed. Versions before
+   * 2026-11-23 committed 'running' claims; those are honoured until this time, then taken over.
+   */
   locked_until: string
+}
+
+/** An uploaded pet image; it is deleted with its pet, or when the pet's photoUrls drop its URL. */
+export interface PetImagesTable {
+  /** The last segment of its URL: `{petId}-{16 random base64url characters}.{ext}`, unguessable. */
+  name: string
+  account_id: string
+  pet_id: number
+  content_type: string
+  size_bytes: number
+  data: Buffer
+  created_at: string
 }
 
 /** A signed-in dashboard session; the cookie holds the id, the table only its SHA-256. */

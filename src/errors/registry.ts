@@ -175,6 +175,12 @@ export const ERRORS = {
     title: 'Unsupported file type',
     description: 'Upload a JPEG, PNG, GIF or WebP image in the multipart field `file`.',
   },
+  image_quota_exceeded: {
+    status: 413,
+    title: 'Image storage quota exceeded',
+    description:
+      'The image would take the images your account keeps past its quota; `quota_bytes` and `used_bytes` say where it stands. Delete photos (drop their URLs from a pet, or delete the pet) to make room.',
+  },
 } as const satisfies Record<string, { status: number; title: string; description: string }>
 
 export type ErrorCode = keyof typeof ERRORS

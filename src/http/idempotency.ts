@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type InsertResult, type Kysely, PostgresAdapter, sql } from 'kysely'
 import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { sha256Hex } from '../lib/hash.ts'
@@ -7,8 +7,6 @@ import { nowIso } from '../lib/time.ts'
 
 /** How long a completed response is kept for replay (PRODUCT.md §6). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
-/** How long a running request holds its key; after that (a crash) a retry may take it over. */
-const CLAIM_MS = 60_000
 
 export interface StoredResponse {
   status: number
@@ -39,10 +37,20 @@ export function requestFingerprint(method: string, path: string, params: unknown
 }
 
 /**
- * Runs `work` in a transaction, at most once per (account, Idempotency-Key). The response is
- * stored in that same transaction, so a crash can never leave a change without its stored
- * response (or the reverse). A request that fails changes nothing, so its key is released and
- * may be retried.
+ * How long a request waits for another one with the same key that is still running (its
+ * transaction holds the key's row) before it answers 409. PostgreSQL only: SQLite runs one
+ * write transaction at a time, so there the second request simply goes after the first.
+ */
+const IN_PROGRESS_WAIT_MS = 2_000
+
+/**
+ * Runs `work` at most once per (account, Idempotency-Key), in one transaction that also claims
+ * the key and stores the response. Nothing about a request outlives its transaction: if the
+ * request fails, or its process dies (kill -9), the claim rolls back with the work, and a retry
+ * with the same key runs it afresh at once. A second request with the key while the first is
+ * running waits for the first's transaction to end (on PostgreSQL, the unique key's row lock;
+ * on SQLite, the single writer) and then replays its response; after IN_PROGRESS_WAIT_MS it
+ * answers 409, so a 409 means the first request is really still running.
  */
 export async function runIdempotent(
   db: Kysely<Database>,
@@ -51,118 +59,115 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   const { accountId, key, fingerprint } = request
   if (key === undefined) return { ...(await db.transaction().execute(work)), replayed: false }
-
-  const replay = await claim(db, accountId, key, fingerprint)
-  if (replay !== undefined) return { ...replay, replayed: true }
-  try {
-    const result = await db.transaction().execute(async (trx) => {
-      const response = await work(trx)
-      await trx
-        .updateTable('idempotency_keys')
-        .set({
-          state: 'done',
-          response_status: response.status,
-          response_headers: JSON.stringify(response.headers),
-          response_body: JSON.stringify(response.body),
-        })
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .execute()
-      return response
-    })
-    return { ...result, replayed: false }
-  } catch (error) {
-    await db
-      .deleteFrom('idempotency_keys')
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+  return db.transaction().execute(async (trx) => {
+    const replay = await claim(trx, postgres, accountId, key, fingerprint)
+    if (replay !== undefined) return { ...replay, replayed: true }
+    const response = await work(trx)
+    await trx
+      .updateTable('idempotency_keys')
+      .set({
+        state: 'done',
+        response_status: response.status,
+        response_headers: JSON.stringify(response.headers),
+        response_body: JSON.stringify(response.body),
+      })
       .where('account_id', '=', accountId)
       .where('key', '=', key)
-      .where('state', '=', 'running')
       .execute()
-    throw error
-  }
+    return { ...response, replayed: false }
+  })
 }
 
-/** Takes the key for this request, or answers what an earlier request with it left. */
+function inProgress(key: string): ApiError {
+  return new ApiError(
+    'idempotency_request_in_progress',
+    `A request with Idempotency-Key ${JSON.stringify(key)} is still running; retry in a moment.`,
+    { param: 'Idempotency-Key', headers: { 'retry-after': '1' } },
+  )
+}
+
+/** PostgreSQL's lock_not_available: lock_timeout passed while waiting. */
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03'
+}
+
+/**
+ * Takes the key inside the request's transaction, or answers what an earlier request with it
+ * left. An expired response, or a claim committed by a version of the service before
+ * 2026-11-23 whose `locked_until` has passed, is taken over.
+ */
 async function claim(
-  db: Kysely<Database>,
+  trx: Db,
+  postgres: boolean,
   accountId: string,
   key: string,
   fingerprint: string,
 ): Promise<StoredResponse | undefined> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const now = Date.now()
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({
-        account_id: accountId,
-        key,
-        request_hash: fingerprint,
-        state: 'running',
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        created_at: nowIso(now),
-        locked_until: nowIso(now + CLAIM_MS),
-      })
-      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-      .executeTakeFirst()
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return undefined
-
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .executeTakeFirst()
-    if (existing === undefined) continue
-    if (Date.parse(existing.created_at) + IDEMPOTENCY_TTL_MS <= now) {
-      // Expired: forget it and claim afresh.
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .where('created_at', '=', existing.created_at)
-        .execute()
-      continue
-    }
-    if (existing.request_hash !== fingerprint) {
-      throw new ApiError(
-        'idempotency_key_reused',
-        `Idempotency-Key ${JSON.stringify(key)} was already used with different parameters; send a new key for a new request.`,
-        { param: 'Idempotency-Key' },
-      )
-    }
-    if (existing.state === 'done') {
-      return {
-        status: existing.response_status ?? 200,
-        headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
-        body: JSON.parse(existing.response_body ?? 'null') as unknown,
-      }
-    }
-    if (Date.parse(existing.locked_until) > now) {
-      throw new ApiError(
-        'idempotency_request_in_progress',
-        `A request with Idempotency-Key ${JSON.stringify(key)} is still running; retry in a moment.`,
-        { param: 'Idempotency-Key', headers: { 'retry-after': '1' } },
-      )
-    }
-    // The earlier attempt died mid-way (its transaction rolled back): take its claim over.
-    const taken = await db
-      .updateTable('idempotency_keys')
-      .set({ locked_until: nowIso(now + CLAIM_MS), created_at: nowIso(now) })
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .where('locked_until', '=', existing.locked_until)
-      .executeTakeFirst()
-    if (taken.numUpdatedRows > 0n) return undefined
+  const now = Date.now()
+  const at = nowIso(now)
+  const claimed = {
+    request_hash: fingerprint,
+    state: 'running' as const,
+    response_status: null,
+    response_headers: null,
+    response_body: null,
+    created_at: at,
+    locked_until: at,
   }
-  throw new ApiError(
-    'idempotency_request_in_progress',
-    `Idempotency-Key ${JSON.stringify(key)} is contended; retry.`,
-    {
-      param: 'Idempotency-Key',
-    },
-  )
+  // Bound the wait for a concurrent holder of the key to this statement alone.
+  if (postgres) await sql.raw(`set local lock_timeout = ${IN_PROGRESS_WAIT_MS}`).execute(trx)
+  let taken: InsertResult
+  try {
+    taken = await trx
+      .insertInto('idempotency_keys')
+      .values({ account_id: accountId, key, ...claimed })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'key'])
+          .doUpdateSet(claimed)
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<=', nowIso(now - IDEMPOTENCY_TTL_MS)),
+              eb.and([
+                eb('idempotency_keys.state', '=', 'running'),
+                eb('idempotency_keys.locked_until', '<=', at),
+              ]),
+            ]),
+          ),
+      )
+      .executeTakeFirst()
+  } catch (error) {
+    if (isLockTimeout(error)) throw inProgress(key)
+    throw error
+  }
+  if (postgres) await sql`set local lock_timeout to default`.execute(trx)
+  if ((taken.numInsertedOrUpdatedRows ?? 0n) > 0n) return undefined
+
+  const existing = await trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .executeTakeFirst()
+  // Gone between the two statements (purged): the client's retry will claim it.
+  if (existing === undefined) throw inProgress(key)
+  if (existing.request_hash !== fingerprint) {
+    throw new ApiError(
+      'idempotency_key_reused',
+      `Idempotency-Key ${JSON.stringify(key)} was already used with different parameters; send a new key for a new request.`,
+      { param: 'Idempotency-Key' },
+    )
+  }
+  if (existing.state === 'done') {
+    return {
+      status: existing.response_status ?? 200,
+      headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
+      body: JSON.parse(existing.response_body ?? 'null') as unknown,
+    }
+  }
+  // A claim committed by an earlier version of the service that is still within its lease.
+  throw inProgress(key)
 }
 
 /** Deletes stored responses older than the replay window. */

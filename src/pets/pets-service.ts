@@ -5,7 +5,9 @@ import type { IfMatch } from '../http/etag.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
 import { nowIso } from '../lib/time.ts'
 import { findUser } from '../users/users-repository.ts'
+import { deleteImagesOfPetExcept } from './images-repository.ts'
 import type { Pet, PetFields } from './pet.ts'
+import { imageNamesIn } from './pet-images.ts'
 import { assertTransition } from './pet-status.ts'
 import { toPetV1 } from './pet-views.ts'
 import {
@@ -113,6 +115,10 @@ export async function updatePet(
       const at = nowIso()
       const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
       if (updated === undefined) return undefined
+      // An uploaded image lives only as long as a photo URL of its pet names it.
+      if (changes.photoUrls !== undefined) {
+        await deleteImagesOfPetExcept(db, accountId, id, imageNamesIn(changes.photoUrls))
+      }
       const previousV1 = Object.fromEntries(
         Object.entries(previous)
           .filter(([key]) => V1_NAMES[key] !== undefined)
@@ -148,6 +154,7 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
     missing: () => petNotFound(id),
     ifMatch,
     write: async (current) => {
+      // Its uploaded images go with it (pet_images.pet_id cascades, migration 2026-11-23T03-images).
       if (!(await deletePetAtVersion(db, accountId, id, current.version))) return undefined
       await recordEvent(db, {
         accountId,

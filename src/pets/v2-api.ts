@@ -1,7 +1,5 @@
-import { dirname, join, resolve } from 'node:path'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
-import { sqlitePath } from '../config/config.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
 import { registerValidation } from '../http/validation.ts'
 import type { KeyAuthenticator } from '../keys/keys-service.ts'
@@ -21,20 +19,12 @@ export interface V2ApiOptions {
   rateLimit?: onRequestAsyncHookHandler
 }
 
-/** Uploaded images go beside the SQLite file, or under ./data/uploads with PostgreSQL. */
-export function uploadDirFor(databaseUrl: string): string {
-  return databaseUrl.startsWith('sqlite:') && sqlitePath(databaseUrl) !== ':memory:'
-    ? join(dirname(sqlitePath(databaseUrl)), 'uploads')
-    : resolve('data', 'uploads')
-}
-
 /**
  * The Swagger Petstore v2 compatible API under /v2: JSON in and out, OAuth 2.0 bearer tokens
  * (and the Petstore's `api_key` header where it declares one), over the same domain services
  * as v1.
  */
 export async function registerV2Api(app: FastifyInstance, options: V2ApiOptions): Promise<void> {
-  const { config } = app.deps
   await app.register(
     async (v2) => {
       // Shared schemas (Pet, User, …) live in this scope only: adding them at the root would
@@ -77,10 +67,7 @@ export async function registerV2Api(app: FastifyInstance, options: V2ApiOptions)
         }),
       )
       if (options.rateLimit !== undefined) v2.addHook('onRequest', options.rateLimit)
-      await v2.register(v2PetRoutes, {
-        uploadDir: uploadDirFor(config.databaseUrl),
-        publicUrl: options.oauth.issuer,
-      })
+      await v2.register(v2PetRoutes, { publicUrl: options.oauth.issuer })
       await v2.register(v2UserRoutes)
     },
     { prefix: '/v2' },

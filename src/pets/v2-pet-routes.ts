@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { MultipartFile } from '@fastify/multipart'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
 import { fieldErrors } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { LIMITS } from '../schemas/common.ts'
-import type { Category, Pet, PetFields, Tag } from './pet.ts'
+import { addPetImage, assertCanUpload, IMAGE_LIMIT_BYTES, readImage } from './images-service.ts'
+import type { Category, PetFields, Tag } from './pet.ts'
+import { IMAGE_NAME_PATTERN } from './pet-images.ts'
 import { PET_STATUSES, type PetStatus } from './pet-status.ts'
 import {
   FindByStatusQuery,
@@ -39,7 +37,7 @@ const API_KEY = { api_key: [] }
 /** At most this many pets in one findByStatus / findByTags answer (the Petstore does not page). */
 export const FIND_LIMIT = 1000
 /** Largest image accepted by uploadImage. */
-export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024
+export const UPLOAD_LIMIT_BYTES = IMAGE_LIMIT_BYTES
 
 const INT64_MAX = 2n ** 63n - 1n
 const INT64_MIN = -(2n ** 63n)
@@ -158,40 +156,14 @@ function splitList(values: string[]): string[] {
     .filter((v) => v !== '')
 }
 
-const IMAGE_TYPES: { ext: string; mime: string; test: (b: Buffer) => boolean }[] = [
-  { ext: 'jpg', mime: 'image/jpeg', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  {
-    ext: 'png',
-    mime: 'image/png',
-    test: (b) => b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')),
-  },
-  { ext: 'gif', mime: 'image/gif', test: (b) => /^GIF8[79]a$/.test(b.subarray(0, 6).toString('latin1')) },
-  {
-    ext: 'webp',
-    mime: 'image/webp',
-    test: (b) =>
-      b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
-  },
-]
-
-function assertRoomForPhoto(pet: Pet): void {
-  if (pet.photoUrls.length < LIMITS.photoUrls) return
-  throw new ApiError('validation_failed', `A pet has at most ${LIMITS.photoUrls} photo URLs.`, {
-    param: 'photoUrls',
-    errors: [{ param: 'photoUrls', message: `\`photoUrls\` must have at most ${LIMITS.photoUrls} items` }],
-  })
-}
-
 export interface V2PetRoutesOptions {
-  /** Where uploaded images are written. */
-  uploadDir: string
   /** Public base URL of the service, for the image URLs added to photoUrls. */
   publicUrl: string
 }
 
 export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutesOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, config } = app.deps
 
   app.post(
     '/pet',
@@ -425,8 +397,8 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
           'Send the image as multipart/form-data in the field `file`.',
         )
       }
-      // 404, or 422 when the pet has no room for another photo, before reading a large body.
-      assertRoomForPhoto(await getPet(db, accountId, id))
+      // 404, 422 (no room for another photo) or 413 (quota used up) before reading a large body.
+      await assertCanUpload(db, accountId, id, config.imageQuotaBytes)
       let file: { data: Buffer; filename: string } | undefined
       let metadata: string | undefined
       for await (const part of request.parts()) {
@@ -441,27 +413,14 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       if (file === undefined) {
         throw new ApiError('parameter_missing', 'Missing required multipart field `file`.', { param: 'file' })
       }
-      const type = IMAGE_TYPES.find((t) => t.test(file.data))
-      if (type === undefined) {
-        throw new ApiError(
-          'unsupported_file_type',
-          `${JSON.stringify(file.filename)} is not a JPEG, PNG, GIF or WebP image.`,
-          { param: 'file' },
-        )
-      }
-      const name = `${id}-${randomBytes(12).toString('base64url')}.${type.ext}`
-      await mkdir(options.uploadDir, { recursive: true })
-      await writeFile(join(options.uploadDir, name), file.data, { flag: 'wx' })
-      const url = `${options.publicUrl}/v2/images/${name}`
-      await db.transaction().execute(async (trx) => {
-        const pet = await getPet(trx, accountId, id)
-        assertRoomForPhoto(pet)
-        await updatePet(trx, accountId, id, { photoUrls: [...pet.photoUrls, url] })
-      })
+      const image = { accountId, petId: id, ...file, publicUrl: options.publicUrl }
+      const { url, bytes } = await db
+        .transaction()
+        .execute((trx) => addPetImage(trx, { ...image, quotaBytes: config.imageQuotaBytes }))
       return {
         code: 200,
         type: 'unknown',
-        message: `additionalMetadata: ${metadata ?? ''}\nFile uploaded to ${url}, ${file.data.length} bytes`,
+        message: `additionalMetadata: ${metadata ?? ''}\nFile uploaded to ${url}, ${bytes} bytes`,
       }
     },
   )
@@ -473,29 +432,23 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       schema: {
         operationId: 'getPetImage',
         summary: 'An uploaded pet image',
-        description: 'Public: image names are unguessable, like the photo URLs that carry them.',
+        description:
+          'Public: image names are unguessable, like the photo URLs that carry them. 404 once the image is deleted (its URL dropped from the pet, or the pet deleted).',
         tags,
         security: [],
         params: Type.Object({
-          name: Type.String({ pattern: '^[0-9]+-[A-Za-z0-9_-]{16}\\.(jpg|png|gif|webp)$' }),
+          name: Type.String({ pattern: IMAGE_NAME_PATTERN }),
         }),
         response: { 200: { type: 'string', format: 'binary' }, ...v2Problems(404) },
       },
     },
     async (request, reply) => {
-      const { name } = request.params
-      const ext = name.slice(name.lastIndexOf('.') + 1)
-      let data: Buffer
-      try {
-        data = await readFile(join(options.uploadDir, name))
-      } catch {
-        throw new ApiError('not_found', `No image ${name}.`)
-      }
+      const image = await readImage(db, request.params.name)
       return reply
-        .type(IMAGE_TYPES.find((t) => t.ext === ext)?.mime ?? 'application/octet-stream')
+        .type(image.contentType)
         .header('cache-control', 'public, max-age=31536000, immutable')
         .header('x-content-type-options', 'nosniff')
-        .send(data)
+        .send(image.data)
     },
   )
 

@@ -47,12 +47,19 @@ export interface ServerProcess {
   output(): string
 }
 
-/** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
-export function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens.
+ * `cwd`: the working directory (the repository root unless given), as a separate machine would have.
+ */
+export function startServerProcess(
+  script: string,
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): Promise<ServerProcess> {
   // Serving on PostgreSQL takes a PUBLIC_URL (one OAuth issuer for every instance).
   const publicUrl = env.DATABASE_URL?.startsWith('postgres') ? { PUBLIC_URL: 'http://127.0.0.1' } : {}
   const child = spawn(process.execPath, [script, 'serve'], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...publicUrl, ...env },
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely'
 import * as initial from './2026-11-22T00-initial.ts'
 import * as oauth from './2026-11-22T01-oauth.ts'
 import * as dashboard from './2026-11-22T02-dashboard.ts'
+import * as images from './2026-11-23T03-images.ts'
 import * as oauthSessionsHashed from './2026-11-23T06-oauth.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
@@ -9,5 +10,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T00-initial': initial,
   '2026-11-22T01-oauth': oauth,
   '2026-11-22T02-dashboard': dashboard,
+  '2026-11-23T03-images': images,
   '2026-11-23T06-oauth': oauthSessionsHashed,
 }

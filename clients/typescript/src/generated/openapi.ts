@@ -326,7 +326,7 @@ export interface paths {
     }
     /**
      * An uploaded pet image
-     * @description Public: image names are unguessable, like the photo URLs that carry them.
+     * @description Public: image names are unguessable, like the photo URLs that carry them. 404 once the image is deleted (its URL dropped from the pet, or the pet deleted).
      */
     get: operations['getPetImage']
     put?: never

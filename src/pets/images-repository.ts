@@ -1,0 +1,74 @@
+import { PostgresAdapter } from 'kysely'
+import type { Db } from '../db/schema.ts'
+
+export interface NewImage {
+  name: string
+  accountId: string
+  petId: number
+  contentType: string
+  data: Buffer
+  at: string
+}
+
+export interface StoredImage {
+  contentType: string
+  data: Buffer
+}
+
+export async function insertImage(db: Db, image: NewImage): Promise<void> {
+  await db
+    .insertInto('pet_images')
+    .values({
+      name: image.name,
+      account_id: image.accountId,
+      pet_id: image.petId,
+      content_type: image.contentType,
+      size_bytes: image.data.length,
+      data: image.data,
+      created_at: image.at,
+    })
+    .execute()
+}
+
+export async function findImage(db: Db, name: string): Promise<StoredImage | undefined> {
+  const row = await db
+    .selectFrom('pet_images')
+    .select(['content_type', 'data'])
+    .where('name', '=', name)
+    .executeTakeFirst()
+  return row === undefined ? undefined : { contentType: row.content_type, data: row.data }
+}
+
+/** Bytes of images the account keeps (from the index; the images themselves are not read). */
+export async function imageBytesOfAccount(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('pet_images')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('used'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow()
+  return Number(row.used)
+}
+
+/**
+ * Makes the account's uploads take turns until the caller's transaction ends, so two uploads
+ * cannot both fit under the quota on their own and exceed it together. PostgreSQL only (NO KEY
+ * UPDATE leaves the foreign-key checks of the account's other writes alone); SQLite runs one
+ * write transaction at a time already.
+ */
+export async function lockAccountImages(db: Db, accountId: string): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return
+  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute()
+}
+
+/** Deletes the pet's images whose names are not in `keep`; answers how many went. */
+export async function deleteImagesOfPetExcept(
+  db: Db,
+  accountId: string,
+  petId: number,
+  keep: readonly string[],
+): Promise<number> {
+  let query = db.deleteFrom('pet_images').where('account_id', '=', accountId).where('pet_id', '=', petId)
+  if (keep.length > 0) query = query.where('name', 'not in', keep)
+  const result = await query.executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto'
+import type { Db } from '../db/schema.ts'
+import { ApiError } from '../errors/api-error.ts'
+import { nowIso } from '../lib/time.ts'
+import { LIMITS } from '../schemas/common.ts'
+import {
+  findImage,
+  imageBytesOfAccount,
+  insertImage,
+  lockAccountImages,
+  type StoredImage,
+} from './images-repository.ts'
+import type { Pet } from './pet.ts'
+import { imageTypeOf, imageUrl } from './pet-images.ts'
+import { getPet, updatePet } from './pets-service.ts'
+
+/**
+ * The rules of uploaded pet images. An image lives in the database beside its pet (every
+ * instance serves it), is written in the same transaction as the photo URL that names it (a
+ * refused or failed upload leaves nothing), is deleted with that URL or its pet (see
+ * pets-service.ts and the foreign key of migration 2026-11-23T03-images), and counts toward its
+ * account's quota.
+ */
+
+/** Largest image accepted by uploadImage. */
+export const IMAGE_LIMIT_BYTES = 10 * 1024 * 1024
+
+function assertRoomForPhoto(pet: Pet): void {
+  if (pet.photoUrls.length < LIMITS.photoUrls) return
+  throw new ApiError('validation_failed', `A pet has at most ${LIMITS.photoUrls} photo URLs.`, {
+    param: 'photoUrls',
+    errors: [{ param: 'photoUrls', message: `\`photoUrls\` must have at most ${LIMITS.photoUrls} items` }],
+  })
+}
+
+function quotaExceeded(quotaBytes: number, usedBytes: number, imageBytes: number | undefined): ApiError {
+  const what = imageBytes === undefined ? 'Another image' : `This image (${imageBytes} bytes)`
+  return new ApiError(
+    'image_quota_exceeded',
+    `${what} would exceed your account's image storage quota of ${quotaBytes} bytes: ${usedBytes} bytes are in use. Delete photos (drop their URLs from a pet's photoUrls, or delete the pet) to make room.`,
+    { param: 'file', extensions: { quota_bytes: quotaBytes, used_bytes: usedBytes } },
+  )
+}
+
+/**
+ * The checks that can refuse an upload before its body is read: 404 for an unknown pet, 422 when
+ * the pet has no room for another photo, 413 when the account's quota is already used up.
+ */
+export async function assertCanUpload(
+  db: Db,
+  accountId: string,
+  petId: number,
+  quotaBytes: number,
+): Promise<void> {
+  assertRoomForPhoto(await getPet(db, accountId, petId))
+  const used = await imageBytesOfAccount(db, accountId)
+  if (used >= quotaBytes) throw quotaExceeded(quotaBytes, used, undefined)
+}
+
+export interface NewPetImage {
+  accountId: string
+  petId: number
+  data: Buffer
+  /** As the client named the file, for messages only. */
+  filename: string
+  /** Base of the URL added to photoUrls. */
+  publicUrl: string
+  quotaBytes: number
+}
+
+/** In the caller's transaction: stores the image and adds its URL to the pet's photoUrls. */
+export async function addPetImage(db: Db, image: NewPetImage): Promise<{ url: string; bytes: number }> {
+  const { accountId, petId, data } = image
+  const type = imageTypeOf(data)
+  if (type === undefined) {
+    throw new ApiError(
+      'unsupported_file_type',
+      `${JSON.stringify(image.filename)} is not a JPEG, PNG, GIF or WebP image.`,
+      { param: 'file' },
+    )
+  }
+  await lockAccountImages(db, accountId)
+  const pet = await getPet(db, accountId, petId)
+  assertRoomForPhoto(pet)
+  const used = await imageBytesOfAccount(db, accountId)
+  if (used + data.length > image.quotaBytes) throw quotaExceeded(image.quotaBytes, used, data.length)
+
+  const name = `${petId}-${randomBytes(12).toString('base64url')}.${type.ext}`
+  await insertImage(db, { name, accountId, petId, contentType: type.mime, data, at: nowIso() })
+  const url = imageUrl(image.publicUrl, name)
+  await updatePet(db, accountId, petId, { photoUrls: [...pet.photoUrls, url] })
+  return { url, bytes: data.length }
+}
+
+/** An image by the name in its URL (public: names are unguessable); 404 once it is deleted. */
+export async function readImage(db: Db, name: string): Promise<StoredImage> {
+  const image = await findImage(db, name)
+  if (image === undefined) throw new ApiError('not_found', `No image ${name}.`)
+  return image
+}
