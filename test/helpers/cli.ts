@@ -45,11 +45,15 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
+/**
+ * Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens.
+ * Metrics are off unless asked for: servers of several test files run at once, and would all
+ * want the default metrics port.
+ */
 export function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script, 'serve'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
