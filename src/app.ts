@@ -16,6 +16,7 @@ import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { registerDeprecations } from './http/deprecation.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { registerValidation } from './http/validation.ts'
@@ -88,6 +89,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // First, so their hooks see every request, and every route registered after them.
   if (options.tracer !== undefined) traceRequests(app, options.tracer)
   if (config.metricsPort !== 0) registerMetrics(app, database)
+  registerDeprecations(app)
   registerValidation(app)
   registerErrorHandling(app)
   registerRequestId(app)
