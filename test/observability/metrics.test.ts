@@ -99,6 +99,35 @@ describeDb('Prometheus metrics', () => {
     expect(sampleValue(await scrape(metrics.url), 'http_requests_in_flight')).toBe(0)
   })
 
+  it('counts a request out when its client goes away before the answer', async () => {
+    const { port } = t.app.server.address() as { port: number }
+    const before = await scrape(metrics.url)
+    const socket = connect(port, '127.0.0.1')
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    const auth = Buffer.from(`${apiKey}:`).toString('base64')
+    socket.write(
+      `POST /v1/pet HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nname=`,
+    )
+    let inFlight = 0
+    for (let i = 0; i < 50 && inFlight === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
+    }
+    expect(inFlight).toBe(1)
+    socket.destroy()
+    let after = await scrape(metrics.url)
+    for (let i = 0; i < 50 && sampleValue(after, 'http_requests_in_flight') !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      after = await scrape(metrics.url)
+    }
+    expect(sampleValue(after, 'http_requests_in_flight')).toBe(0)
+    const labels = { method: 'POST', route: '/v1/pet' }
+    expect(
+      sampleValue(after, 'http_requests_aborted_total', labels) -
+        sampleValue(before, 'http_requests_aborted_total', labels),
+    ).toBe(1)
+  })
+
   it("reports the process's heap and event-loop lag", async () => {
     const samples = await scrape(metrics.url)
     expect(sampleValue(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(1_000_000)
