@@ -75,9 +75,10 @@ describeDb('OpenTelemetry tracing', () => {
 
   beforeAll(async () => {
     collector = await startCollector()
-    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', collector.url)
-    vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json')
-    const config = loadConfig(process.env)
+    // The SDK reads the process's environment itself, as it does in production.
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }
+    for (const [name, value] of Object.entries(otel)) vi.stubEnv(name, value)
+    const config = loadConfig(otel)
     expect(config.tracing.enabled).toBe(true)
     const tracing = await startTracing(config.tracing)
     t = await createTestApp({}, { tracer: tracing!.tracer })
