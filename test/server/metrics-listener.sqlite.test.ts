@@ -86,8 +86,15 @@ describe('the metrics listener of `pet-service serve`', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     const { port } = taken.address() as { port: number }
     try {
-      const started = startServerProcess(PET_SERVICE_BIN, env({ METRICS_PORT: String(port) }))
-      await expect(started).rejects.toThrow(/server exited early \(1\).*METRICS_PORT/s)
+      // A server that starts anyway is stopped, not left running.
+      const outcome = await startServerProcess(PET_SERVICE_BIN, env({ METRICS_PORT: String(port) })).then(
+        (server) => {
+          server.child.kill('SIGTERM')
+          return 'it started'
+        },
+        (error: Error) => error.message,
+      )
+      expect(outcome).toMatch(/server exited early \(1\).*METRICS_PORT/s)
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()))
     }
