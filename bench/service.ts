@@ -28,10 +28,11 @@ export const BENCH_ACCOUNT = 'bench@example.com'
 
 /**
  * Production settings, except the rate limit (off, or it would be what we measure) and the log
- * level (warn: the request log line's own cost is measured apart, see the README). PUBLIC_URL,
+ * level (warn: the request log line's own cost is measured apart, see the README). Metrics stay
+ * on, as in production, each server on a free port of its own (several run at once). PUBLIC_URL,
  * which serving on PostgreSQL requires, is where the bench reaches the server.
  */
-export function serviceEnv(databaseUrl: string, port: number): Record<string, string> {
+export function serviceEnv(databaseUrl: string, port: number, metricsPort: number): Record<string, string> {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
@@ -40,6 +41,7 @@ export function serviceEnv(databaseUrl: string, port: number): Record<string, st
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
   }
 }
 
@@ -49,13 +51,15 @@ export function serviceEnv(databaseUrl: string, port: number): Record<string, st
  */
 export async function startService(
   databaseUrl: string,
-  options: { nodeArgs?: string[]; from?: 'bundle' | 'sources' } = {},
+  options: { nodeArgs?: string[]; from?: 'bundle' | 'sources'; env?: Record<string, string> } = {},
 ): Promise<ServerProcess> {
   const port = await freePort()
+  let metricsPort = await freePort()
+  while (metricsPort === port) metricsPort = await freePort()
   return startProcess({
     name: 'pet-service',
     args: [...(options.nodeArgs ?? []), ...(options.from === 'sources' ? [BIN, 'serve'] : npmStartArgs())],
-    env: serviceEnv(databaseUrl, port),
+    env: { ...serviceEnv(databaseUrl, port, metricsPort), ...options.env },
     port,
     readyPath: '/readyz',
     cwd: ROOT,

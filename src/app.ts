@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs'
 import formbody from '@fastify/formbody'
+import type { Tracer } from '@opentelemetry/api'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import { Redis } from 'ioredis'
 import type { Kysely } from 'kysely'
 import { apiKeyAuthentication } from './auth/api-key-auth.ts'
+import type { Principal } from './auth/principal.ts'
 import type { Config } from './config/config.ts'
 import { dashboard } from './dashboard/dashboard-plugin.ts'
 import type { DatabaseHandle } from './db/database.ts'
@@ -14,11 +16,14 @@ import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { registerDeprecations } from './http/deprecation.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerOAuth } from './oauth/oauth-server.ts'
+import { registerMetrics } from './observability/metrics.ts'
+import { traceRequests } from './observability/request-tracing.ts'
 import { v1PetRoutes } from './pets/v1-pet-routes.ts'
 import { registerV2Api } from './pets/v2-api.ts'
 import { v1UserRoutes } from './users/v1-user-routes.ts'
@@ -43,6 +48,8 @@ export interface BuildAppOptions {
   database: DatabaseHandle
   /** pino options, or false for silence (tests). Defaults to JSON logs at config.logLevel. */
   logger?: FastifyServerOptions['logger']
+  /** OpenTelemetry tracer when tracing is on (src/observability/tracing.ts); no spans without. */
+  tracer?: Tracer
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -79,6 +86,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.decorate('deps', { config, db: database.db, database, keys, shuttingDown: { value: false } })
   app.decorateRequest('principal', null)
 
+  // First, so their hooks see every request, and every route registered after them.
+  if (options.tracer !== undefined) traceRequests(app, options.tracer)
+  if (config.metricsPort !== 0) registerMetrics(app, database)
+  registerDeprecations(app)
   registerValidation(app)
   registerErrorHandling(app)
   registerRequestId(app)
@@ -89,6 +100,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         url: request.url,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
+        ...principalFields(request.principal),
       },
       'request completed',
     )
@@ -135,6 +147,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
 /** Authorization requests per client address: 30 at once, then one every 2 s (README, Limits). */
 export const AUTHORIZE_RATE_LIMIT = { ratePerSecond: 0.5, burst: 30 } as const
+
+/** Who the request acted for, by ids only: the account, and the API key's or OAuth client's id. */
+function principalFields(principal: Principal | null): Record<string, string> {
+  if (principal === null) return {}
+  return principal.via === 'api_key'
+    ? { account_id: principal.accountId, key_id: principal.credentialId }
+    : { account_id: principal.accountId, client_id: principal.credentialId }
+}
 
 function createRateLimiters(config: Config): {
   account: RateLimiter | null

@@ -28,7 +28,26 @@ export interface Config {
   publicUrl: string | undefined
   /** Total bytes of uploaded images an account may keep (0: no uploads). */
   imageQuotaBytes: number
+  /** Port of the Prometheus `/metrics` listener; 0 turns metrics off. */
+  metricsPort: number
+  /** Interface of the metrics listener: loopback unless an operator opens it. */
+  metricsHost: string
+  tracing: TracingConfig
 }
+
+/**
+ * OpenTelemetry tracing, by the standard `OTEL_*` variables
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). It is on
+ * when an exporter or an OTLP endpoint is named and the SDK is not disabled; the SDK itself reads
+ * every other `OTEL_*` variable (headers, sampler, resource attributes, timeouts).
+ */
+export interface TracingConfig {
+  enabled: boolean
+  serviceName: string
+}
+
+const TRACES_EXPORTERS = ['otlp', 'console', 'zipkin', 'none'] as const
+const OTLP_PROTOCOLS = ['grpc', 'http/protobuf', 'http/json'] as const
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -108,6 +127,48 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     description:
       'Total size of the uploaded pet images an account may keep (100 MiB; `0` refuses uploads). Each image is at most 10 MiB.',
   },
+  {
+    env: 'METRICS_PORT',
+    default: '9464',
+    description:
+      'Port of the Prometheus `/metrics` listener, separate from the API so it is never public by accident; `0` turns metrics off.',
+  },
+  {
+    env: 'METRICS_HOST',
+    default: '127.0.0.1',
+    description: 'Interface the metrics listener binds to (`0.0.0.0` to let a scraper on another host in).',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    default: undefined,
+    description:
+      'OpenTelemetry collector base URL (`http://collector:4318`); setting it turns tracing on (a span per request, one per database query).',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    default: undefined,
+    description: 'Full URL for traces only (`http://collector:4318/v1/traces`); also turns tracing on.',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    default: 'http/protobuf',
+    description: `OTLP protocol: ${OTLP_PROTOCOLS.join(', ')}.`,
+  },
+  {
+    env: 'OTEL_TRACES_EXPORTER',
+    default: undefined,
+    description: `Trace exporter: ${TRACES_EXPORTERS.join(', ')} (\`console\` prints spans; \`none\` keeps tracing off); \`otlp\` when only an endpoint is set.`,
+  },
+  {
+    env: 'OTEL_SERVICE_NAME',
+    default: 'pet-service',
+    description: 'The `service.name` the spans carry.',
+  },
+  {
+    env: 'OTEL_SDK_DISABLED',
+    default: 'false',
+    description: '`true` turns tracing off whatever else is set.',
+  },
 ]
 
 export class ConfigError extends Error {
@@ -171,6 +232,9 @@ export function loadConfig(env: Env = process.env): Config {
     )
   }
 
+  const metricsHost = read('METRICS_HOST')
+  const tracing = readTracing(env, problems)
+
   const config: Config = {
     port: integer('PORT', 0, 65535),
     host: read('HOST'),
@@ -186,6 +250,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 0, 600),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     imageQuotaBytes: integer('IMAGE_QUOTA_BYTES', 0, 2 ** 50),
+    metricsPort: integer('METRICS_PORT', 0, 65535),
+    metricsHost,
+    tracing,
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config
@@ -200,6 +267,47 @@ export function checkServeConfig(config: Config): void {
   throw new ConfigError([
     'PUBLIC_URL must be set to serve on PostgreSQL: several instances may serve one database, and each names its OAuth issuer in the tokens it signs; without PUBLIC_URL each would call itself http://localhost:PORT and refuse the tokens of the others. Set it, the same on every instance, to the address clients use (such as https://pets.example.com).',
   ])
+}
+
+/** Whether the OTEL_* variables ask for tracing, with the SDK's own spelling rules checked first. */
+function readTracing(env: Env, problems: string[]): TracingConfig {
+  const value = (name: string): string | undefined => env[name]?.trim() || undefined
+  // The specification's booleans: only "true" is true, and anything but true/false is a mistake.
+  const disabled = value('OTEL_SDK_DISABLED')?.toLowerCase() ?? 'false'
+  if (disabled !== 'true' && disabled !== 'false') {
+    problems.push(`OTEL_SDK_DISABLED=${JSON.stringify(disabled)} must be true or false.`)
+  }
+  const exporters = (value('OTEL_TRACES_EXPORTER') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+  for (const exporter of exporters) {
+    if (!(TRACES_EXPORTERS as readonly string[]).includes(exporter)) {
+      problems.push(
+        `OTEL_TRACES_EXPORTER=${JSON.stringify(exporter)} must be one of ${TRACES_EXPORTERS.join(', ')}.`,
+      )
+    }
+  }
+  const protocol = value('OTEL_EXPORTER_OTLP_PROTOCOL')
+  if (protocol !== undefined && !(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) {
+    problems.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL=${JSON.stringify(protocol)} must be one of ${OTLP_PROTOCOLS.join(', ')}.`,
+    )
+  }
+  let endpoint = false
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const url = value(name)
+    if (url === undefined) continue
+    endpoint = true
+    if (!/^https?:\/\//.test(url) || !URL.canParse(url)) {
+      problems.push(`${name}=${JSON.stringify(url)} must be an http(s) URL such as http://127.0.0.1:4318.`)
+    }
+  }
+  const exporting = exporters.length > 0 ? !exporters.includes('none') : endpoint
+  return {
+    enabled: disabled !== 'true' && exporting,
+    serviceName: value('OTEL_SERVICE_NAME') ?? 'pet-service',
+  }
 }
 
 /** Resolves the file behind a `sqlite:` URL against the working directory. */

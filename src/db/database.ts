@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import type { Tracer } from '@opentelemetry/api'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, type Dialect as KyselyDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { sqlitePath } from '../config/config.ts'
 import type { Database } from './schema.ts'
-import { GroupCommitSqliteDialect } from './sqlite-group-commit.ts'
+import { GroupCommitMonitor, GroupCommitSqliteDialect } from './sqlite-group-commit.ts'
+import { TracedDialect } from './traced-dialect.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -16,6 +18,10 @@ export interface DatabaseHandle {
   location: string
   /** For SQLite only: the raw connection (backups, checkpoints). */
   sqlite?: BetterSqlite3.Database
+  /** For SQLite only: what the group commit reports (batch sizes, commit times, the queue). */
+  groupCommit?: GroupCommitMonitor
+  /** For PostgreSQL only: the pool, for its connection and queue counts. */
+  pool?: pg.Pool
   close(): Promise<void>
 }
 
@@ -24,17 +30,23 @@ export interface DatabaseOptions {
   searchPath?: string
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
+  /** OpenTelemetry: a span for every query and transaction (absent: no tracing, no cost). */
+  tracer?: Tracer
 }
 
 // int8 (bigint) columns come back as strings by default; pet ids stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
 
 export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(sqlitePath(databaseUrl))
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(sqlitePath(databaseUrl), options)
   return openPostgres(databaseUrl, options)
 }
 
-function openSqlite(path: string): DatabaseHandle {
+function traced(dialect: KyselyDialect, system: 'sqlite' | 'postgresql', tracer?: Tracer): KyselyDialect {
+  return tracer === undefined ? dialect : new TracedDialect(dialect, { tracer, system })
+}
+
+function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const writer = new BetterSqlite3(path)
   writer.pragma('journal_mode = WAL')
@@ -49,10 +61,17 @@ function openSqlite(path: string): DatabaseHandle {
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path)
   reader?.pragma('busy_timeout = 5000')
   reader?.pragma('query_only = ON')
-  const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect({ writer, ...(reader && { reader }) }),
-  })
-  return { db, dialect: 'sqlite', location: `sqlite:${path}`, sqlite: writer, close: () => db.destroy() }
+  const monitor = new GroupCommitMonitor()
+  const dialect = new GroupCommitSqliteDialect({ writer, monitor, ...(reader && { reader }) })
+  const db = new Kysely<Database>({ dialect: traced(dialect, 'sqlite', options.tracer) })
+  return {
+    db,
+    dialect: 'sqlite',
+    location: `sqlite:${path}`,
+    sqlite: writer,
+    groupCommit: monitor,
+    close: () => db.destroy(),
+  }
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
@@ -63,11 +82,13 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
   })
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({
+    dialect: traced(new PostgresDialect({ pool }), 'postgresql', options.tracer),
+  })
   const url = new URL(databaseUrl)
   url.password = ''
   url.username = ''
-  return { db, dialect: 'postgres', location: url.toString(), close: () => db.destroy() }
+  return { db, dialect: 'postgres', location: url.toString(), pool, close: () => db.destroy() }
 }
 
 /** True when the database answers a trivial query. */

@@ -38,6 +38,47 @@ export interface GroupCommitOptions {
   reader?: BetterSqlite3.Database
   /** Savepoints after which a shared transaction commits without waiting for the turn to end. */
   maxBatch?: number
+  /** Told about every shared commit (for metrics); the driver reports its queue to it too. */
+  monitor?: GroupCommitMonitor
+}
+
+/** One shared commit: how many transactions (and lone writes) it carried, and how long it took. */
+export interface CommitReport {
+  transactions: number
+  seconds: number
+  ok: boolean
+}
+
+/**
+ * Where a group-commit driver reports what it does, so metrics can be kept without the database
+ * layer knowing about them (src/observability/metrics.ts subscribes).
+ */
+export class GroupCommitMonitor {
+  readonly #listeners = new Set<(report: CommitReport) => void>()
+  #waiting: () => number = () => 0
+
+  /** Calls `listener` after every shared commit; returns the function that stops it. */
+  subscribe(listener: (report: CommitReport) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Transactions waiting for the writer right now. */
+  waiting(): number {
+    return this.#waiting()
+  }
+
+  get observed(): boolean {
+    return this.#listeners.size > 0
+  }
+
+  report(report: CommitReport): void {
+    for (const listener of this.#listeners) listener(report)
+  }
+
+  attachQueue(waiting: () => number): void {
+    this.#waiting = waiting
+  }
 }
 
 export class GroupCommitSqliteDialect extends SqliteDialect {
@@ -70,10 +111,13 @@ class GroupCommitSqliteDriver implements Driver {
   readonly #readerStatements: StatementCache
   readonly #maxBatch: number
   readonly #mutex = new Mutex()
+  readonly #monitor: GroupCommitMonitor | undefined
   #batch: Batch | undefined
 
   constructor(options: GroupCommitOptions) {
     this.#writer = options.writer
+    this.#monitor = options.monitor
+    this.#monitor?.attachQueue(() => this.#mutex.waiting)
     this.#writerStatements = new StatementCache(this.#writer)
     this.#readerStatements =
       options.reader === undefined ? this.#writerStatements : new StatementCache(options.reader)
@@ -193,12 +237,19 @@ class GroupCommitSqliteDriver implements Driver {
   #commit(batch: Batch | undefined): void {
     if (batch === undefined || batch !== this.#batch) return
     this.#batch = undefined
+    const started = this.#monitor?.observed ? performance.now() : undefined
+    let ok = true
     try {
       this.#run('commit')
       batch.settle()
     } catch (error) {
+      ok = false
       if (this.#writer.inTransaction) this.#run('rollback')
       batch.settle(error)
+    }
+    if (started !== undefined) {
+      const seconds = (performance.now() - started) / 1000
+      this.#monitor?.report({ transactions: batch.members, seconds, ok })
     }
   }
 
@@ -248,6 +299,10 @@ function newBatch(): Batch {
 class Mutex {
   #held = false
   readonly #waiting: (() => void)[] = []
+
+  get waiting(): number {
+    return this.#waiting.length
+  }
 
   lock(first = false): Promise<void> {
     if (!this.#held) {

@@ -45,4 +45,54 @@ describe('configuration', () => {
       expect(example, option.env).toMatch(new RegExp(`^#? ?${option.env}=`, 'm'))
     }
   })
+
+  it('serves metrics on 127.0.0.1:9464 by default, and METRICS_PORT=0 turns them off', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' })
+    expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0)
+    expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT="x" must be a whole number/)
+  })
+
+  it('traces only when the OTEL_* variables name an exporter or an endpoint, unless the SDK is disabled', () => {
+    const tracing = (env: Record<string, string>) => loadConfig(env).tracing
+    expect(tracing({})).toEqual({ enabled: false, serviceName: 'pet-service' })
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).enabled).toBe(true)
+    expect(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).enabled).toBe(
+      true,
+    )
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'console' }).enabled).toBe(true)
+    expect(
+      tracing({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled,
+    ).toBe(false)
+    expect(tracing({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).enabled).toBe(
+      false,
+    )
+    expect(tracing({ OTEL_SERVICE_NAME: 'pets-eu' }).serviceName).toBe('pets-eu')
+  })
+
+  it('names every bad OTEL_* value with what it must be', () => {
+    let error: unknown
+    try {
+      loadConfig({
+        OTEL_SDK_DISABLED: 'yes',
+        OTEL_TRACES_EXPORTER: 'jaeger',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+      })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const problems = (error as ConfigError).problems
+    expect(problems).toHaveLength(4)
+    expect(problems.join('\n')).toMatch(/OTEL_SDK_DISABLED="yes" must be true or false/)
+    expect(problems.join('\n')).toMatch(
+      /OTEL_TRACES_EXPORTER="jaeger" must be one of otlp, console, zipkin, none/,
+    )
+    expect(problems.join('\n')).toMatch(
+      /OTEL_EXPORTER_OTLP_PROTOCOL="http" must be one of grpc, http\/protobuf/,
+    )
+    expect(problems.join('\n')).toMatch(
+      /OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318" must be an http\(s\) URL/,
+    )
+  })
 })

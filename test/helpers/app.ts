@@ -1,4 +1,5 @@
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { Tracer } from '@opentelemetry/api'
+import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { buildApp } from '../../src/app.ts'
 import type { Scope } from '../../src/auth/scopes.ts'
@@ -20,11 +21,23 @@ export interface TestApp {
 
 let accounts = 0
 
-/** The real app on a fresh database of the project's dialect, logging off, rate limit off unless asked. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase()
+/**
+ * The real app on a fresh database of the project's dialect, logging off, rate limit off unless
+ * asked. `logger`: pino options (a stream to read the log lines); `tracer`: trace the app and
+ * its database.
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { logger?: FastifyServerOptions['logger']; tracer?: Tracer } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase(options.tracer === undefined ? {} : { tracer: options.tracer })
   const config = loadConfig({ RATE_LIMIT_RPS: '0', ...env, DATABASE_URL: database.url })
-  const app = await buildApp({ config, database, logger: false })
+  const app = await buildApp({
+    config,
+    database,
+    logger: options.logger ?? false,
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+  })
   await app.ready()
   return {
     app,

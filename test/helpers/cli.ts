@@ -50,6 +50,8 @@ export interface ServerProcess {
 /**
  * Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens.
  * `cwd`: the working directory (the repository root unless given), as a separate machine would have.
+ * Metrics are off unless asked for: servers of several test files run at once, and would all
+ * want the default metrics port.
  */
 export function startServerProcess(
   script: string,
@@ -60,7 +62,15 @@ export function startServerProcess(
   const publicUrl = env.DATABASE_URL?.startsWith('postgres') ? { PUBLIC_URL: 'http://127.0.0.1' } : {}
   const child = spawn(process.execPath, [script, 'serve'], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...publicUrl, ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      METRICS_PORT: '0',
+      ...publicUrl,
+      ...env,
+    },
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Tracer } from '@opentelemetry/api'
 import pg from 'pg'
 import { describe } from 'vitest'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
@@ -36,12 +37,15 @@ export interface TestDatabase extends DatabaseHandle {
  * A fresh database (migrated unless asked not to) of the project's dialect: a SQLite file in a temporary folder,
  * or a new schema on the test PostgreSQL server. destroy() removes it.
  */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrate?: boolean; tracer?: Tracer } = {},
+): Promise<TestDatabase> {
   const migrate = options.migrate ?? true
+  const traced = options.tracer === undefined ? {} : { tracer: options.tracer }
   if (DIALECT === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pet-service-test-'))
     const url = `sqlite:${join(dir, 'test.db')}`
-    const handle = openDatabase(url)
+    const handle = openDatabase(url, traced)
     if (migrate) await migrateToLatest(handle.db)
     return {
       ...handle,
@@ -57,7 +61,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await admin.connect()
   await admin.query(`create schema ${schema}`)
   await admin.end()
-  const handle = openDatabase(POSTGRES_URL, { searchPath: schema, poolSize: 5 })
+  const handle = openDatabase(POSTGRES_URL, { searchPath: schema, poolSize: 5, ...traced })
   if (migrate) await migrateToLatest(handle.db)
   const url = new URL(POSTGRES_URL)
   url.searchParams.set('options', `-c search_path=${schema}`)
