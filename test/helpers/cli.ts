@@ -43,6 +43,8 @@ export interface ServerProcess {
   child: ChildProcess
   port: number
   exited: Promise<number | null>
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string
 }
 
 /** Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens. */
@@ -57,7 +59,7 @@ export function startServerProcess(script: string, env: Record<string, string>):
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (match) resolve({ child, port: Number(match[1]), exited })
+      if (match) resolve({ child, port: Number(match[1]), exited, output: () => out })
     })
     child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
