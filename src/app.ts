@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs'
 import formbody from '@fastify/formbody'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
-import { Redis } from 'ioredis'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify'
 import type { Kysely } from 'kysely'
 import { apiKeyAuthentication } from './auth/api-key-auth.ts'
 import type { Config } from './config/config.ts'
@@ -13,9 +17,14 @@ import { problemPages } from './docs/problem-pages.ts'
 import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
+import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { answerClientError } from './http/client-errors.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
+import { SharedRedis } from './http/shared-redis.ts'
+import { registerShutdownHooks, ShutdownState } from './http/shutdown.ts'
+import { fastifyTrustProxy } from './http/trust-proxy.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerOAuth } from './oauth/oauth-server.ts'
@@ -29,7 +38,10 @@ export interface AppDeps {
   db: Kysely<Database>
   database: DatabaseHandle
   keys: KeyAuthenticator
-  shuttingDown: { value: boolean }
+  /** Set on SIGTERM (readiness off, `Connection: close`), then when the listener closes. */
+  shutdown: ShutdownState
+  /** Raised when the database reports it is full; /readyz answers 503 while it is. */
+  storageFull: StorageFullFlag
 }
 
 declare module 'fastify' {
@@ -58,8 +70,19 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // One log line per request, written by our onResponse hook, instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    // Slow clients (https://nodejs.org/api/http.html#serverrequesttimeout): the headers, then the
+    // whole request, must arrive in time, or the answer is a 408 and the connection is closed;
+    // Node checks every connection against these each second.
+    http: {
+      headersTimeout: config.httpHeadersTimeoutSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    requestTimeout: config.httpRequestTimeoutSeconds * 1000,
+    keepAliveTimeout: config.httpKeepAliveTimeoutSeconds * 1000,
+    clientErrorHandler: answerClientError,
+    // While closing, requests get our 503 problem (see src/http/shutdown.ts), not Fastify's body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors the router raises before any route runs (a malformed URL, say) are problems too.
     frameworkErrors: (error, request, reply) => {
@@ -76,12 +99,21 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     cacheMs: config.keyCacheSeconds * 1000,
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
   })
-  app.decorate('deps', { config, db: database.db, database, keys, shuttingDown: { value: false } })
+  const storageFull = new StorageFullFlag()
+  app.decorate('deps', {
+    config,
+    db: database.db,
+    database,
+    keys,
+    shutdown: new ShutdownState(),
+    storageFull,
+  })
   app.decorateRequest('principal', null)
 
   registerValidation(app)
   registerErrorHandling(app)
   registerRequestId(app)
+  registerShutdownHooks(app)
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -92,6 +124,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       },
       'request completed',
     )
+    // Something was stored: the database has room again.
+    if (reply.statusCode === 201) storageFull.clear()
     done()
   })
   // A POST with no body at all is treated as an empty form, so "name is required" is the answer.
@@ -105,7 +139,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(formbody)
   await registerOpenApi(app, version)
 
-  const limiters = createRateLimiters(config)
+  const limiters = createRateLimiters(config, app.log)
   app.addHook('onClose', async () => {
     await Promise.all(limiters.all.map((l) => l.close()))
   })
@@ -133,7 +167,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   return app
 }
 
-function createRateLimiters(config: Config): {
+function createRateLimiters(
+  config: Config,
+  log: FastifyBaseLogger,
+): {
   account: RateLimiter | null
   failedAuth: RateLimiter
   all: RateLimiter[]
@@ -141,7 +178,7 @@ function createRateLimiters(config: Config): {
   const redis =
     config.redisUrl === undefined
       ? undefined
-      : new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
+      : new SharedRedis(config.redisUrl, config.redisTimeoutSeconds * 1000, log)
   const make = (rps: number, burst: number, prefix: string): RateLimiter =>
     redis === undefined ? new MemoryRateLimiter(rps, burst) : new RedisRateLimiter(redis, rps, burst, prefix)
   const account =

@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider'
 import { ALL_SCOPES, parseScopes } from '../auth/scopes.ts'
 import type { Config } from '../config/config.ts'
 import type { Db } from '../db/schema.ts'
+import { forwardTrustedView } from '../http/trust-proxy.ts'
 import { findClient } from './clients-repository.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
@@ -69,7 +70,7 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
     issuer,
     db,
     keys,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy !== false,
     onGrantRevoked: (grantId) => revokeUntilTokensExpire(`grant:${grantId}`),
   })
   provider.on('server_error', (_ctx, error) => app.log.error({ err: error }, 'oauth server error'))
@@ -148,6 +149,7 @@ async function mountProvider(scope: FastifyInstance, server: OAuthServer, db: Db
     // its mount path, for the URLs it builds.
     req.originalUrl = original
     req.url = url
+    if (server.provider.proxy) forwardTrustedView(request)
     let handled: boolean
     try {
       handled = await frontOfProvider(server, db, req, reply.raw)
