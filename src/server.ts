@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config/config.ts'
 import { databaseTimeouts, openDatabase } from './db/database.ts'
-import { migrateToLatest } from './db/migrate.ts'
+import { migrateAtStart } from './db/migrate.ts'
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts'
 import { shutDown } from './http/shutdown.ts'
 
@@ -14,12 +14,13 @@ import { shutDown } from './http/shutdown.ts'
  */
 export async function startServer(config: Config): Promise<FastifyInstance> {
   let log: FastifyBaseLogger | undefined
+  const timeouts = databaseTimeouts(config)
   const database = openDatabase(config.databaseUrl, {
-    timeouts: databaseTimeouts(config),
+    timeouts,
     // A connection lost outside any request: the pool replaces it; say so, and carry on.
     onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
   })
-  await migrateToLatest(database.db)
+  await migrateAtStart(database, config.databaseUrl, { timeouts })
   const server = await buildApp({ config, database })
   log = server.log
   server.addHook('onClose', async () => {

@@ -52,7 +52,10 @@ export async function runCli(argv: string[], out: Out = console.log): Promise<nu
     return -1 // keep running
   }
 
-  const database = openDatabase(config.databaseUrl, { timeouts: databaseTimeouts(config) })
+  // An admin command is not a request: its statements (a migration, say) may run as long as they need.
+  const database = openDatabase(config.databaseUrl, {
+    timeouts: { ...databaseTimeouts(config), statementMs: 0 },
+  })
   try {
     await migrateToLatest(database.db)
     const db = database.db

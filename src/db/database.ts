@@ -46,7 +46,7 @@ export function databaseTimeouts(config: Config): DatabaseTimeouts {
   }
 }
 
-const DEFAULT_TIMEOUTS = databaseTimeouts(loadConfig({}))
+export const DEFAULT_DATABASE_TIMEOUTS = databaseTimeouts(loadConfig({}))
 
 // int8 (bigint) columns come back as strings by default; pet ids stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
@@ -57,7 +57,7 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
 }
 
 function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
-  const { lockMs } = options.timeouts ?? DEFAULT_TIMEOUTS
+  const { lockMs } = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const writer = new BetterSqlite3(path)
   writer.pragma('journal_mode = WAL')
@@ -82,7 +82,7 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
-  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
   const pool = createPostgresPool(databaseUrl, {
     poolSize: options.poolSize ?? 10,
     searchPath: options.searchPath,

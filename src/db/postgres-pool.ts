@@ -8,7 +8,7 @@ export interface PostgresPoolOptions {
   searchPath?: string | undefined
   /** Waiting for a pooled connection, opening one included. */
   connectTimeoutMs: number
-  /** A statement's run time, and a transaction's idle time, on the server. */
+  /** A statement's run time, and a transaction's idle time, on the server; 0 for no limit (migrations). */
   statementTimeoutMs: number
   /** Waiting for a row or table lock another session holds. */
   lockTimeoutMs: number
@@ -31,12 +31,17 @@ export function createPostgresPool(databaseUrl: string, options: PostgresPoolOpt
     connectionString: databaseUrl,
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
-    statement_timeout: options.statementTimeoutMs,
-    idle_in_transaction_session_timeout: options.statementTimeoutMs,
     lock_timeout: options.lockTimeoutMs,
-    // Client side, for a server that stops answering altogether; a second more than the server's
-    // own limit, so a slow statement gets the server's clearer error and keeps its connection.
-    query_timeout: options.statementTimeoutMs + 1000,
+    ...(options.statementTimeoutMs === 0
+      ? {}
+      : {
+          statement_timeout: options.statementTimeoutMs,
+          idle_in_transaction_session_timeout: options.statementTimeoutMs,
+          // Client side, for a server that stops answering altogether; a second more than the
+          // server's own limit, so a slow statement gets the server's clearer error and keeps
+          // its connection.
+          query_timeout: options.statementTimeoutMs + 1000,
+        }),
     keepAlive: true,
     // Names the service's sessions in pg_stat_activity (a connection string may name them otherwise).
     application_name: 'pet-service',

@@ -7,9 +7,10 @@ interface Log {
 
 /**
  * One Redis connection for the limiters of an instance, and whether it answers. Every wait is
- * bounded by `timeoutMs` (connecting, a command); while disconnected a command fails at once
- * instead of queuing. After a failure the limiters use their fallbacks, and a PING each second
- * finds out when Redis answers again; each change is logged once.
+ * bounded by `timeoutMs` (connecting, a command). From a failure (a command timing out, the
+ * connection closing or failing to open) until Redis answers again, the limiters use their
+ * fallbacks without asking Redis at all; a PING each second, or the connection coming back,
+ * ends that. Each change is logged once.
  */
 export class SharedRedis {
   readonly client: Redis
@@ -24,8 +25,8 @@ export class SharedRedis {
   ) {
     this.client = new Redis(url, {
       connectTimeout: timeoutMs,
+      // A command waits for a connection being made (at start), but never longer than this.
       commandTimeout: timeoutMs,
-      enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     })
