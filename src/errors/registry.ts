@@ -176,7 +176,7 @@ export const ERRORS = {
     status: 503,
     title: 'Database unavailable',
     description:
-      'The database did not answer in time, refused the connection or is locked by someone else; the request was not carried out. Retry after `Retry-After` seconds (creates with the same `Idempotency-Key`).',
+      'The database did not answer in time, refused the connection or is locked by someone else; the request did not complete. Retry after `Retry-After` seconds; send creates with an `Idempotency-Key`, so that a retry never creates twice.',
   },
   storage_full: {
     status: 507,

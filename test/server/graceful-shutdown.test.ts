@@ -59,7 +59,7 @@ describeDb('graceful shutdown', () => {
     const server = await startServerProcess(PET_SERVICE_BIN, {
       DATABASE_URL: database.url,
       RATE_LIMIT_RPS: '0',
-      SHUTDOWN_DRAIN_SECONDS: '3',
+      SHUTDOWN_DRAIN_SECONDS: '4',
     })
     const agent = new Agent({ keepAlive: true, maxSockets: 8 })
     let sigtermAt = Number.POSITIVE_INFINITY
@@ -98,22 +98,25 @@ describeDb('graceful shutdown', () => {
       await waitUntil('the load is under way', async () => answers.length >= 100)
       sigtermAt = Date.now()
       server.child.kill('SIGTERM')
-      // A load balancer sees the instance as not ready at once...
+      // A load balancer sees the instance as not ready at once, well within the drain (4 s)...
       const notReadyAfter = await waitUntil(
         '/readyz answers 503',
         async () => (await call(server.port, '/readyz')).status === 503,
       )
-      expect(notReadyAfter).toBeLessThan(1500)
+      expect(notReadyAfter, server.output().slice(-3000)).toBeLessThan(2500)
       // ...while the clients still sending are served, and told to take their connections elsewhere.
       await waitUntil(
         'clients were moved off their kept-alive connections',
-        async () => answers.filter((a) => a.at > sigtermAt && a.closing).length >= 20,
+        async () => answers.filter((a) => a.at > sigtermAt && a.closing).length >= 8,
       )
     } finally {
       await stop()
       agent.destroy()
     }
-    expect(answers.filter((a) => a.status !== 200)).toEqual([])
-    expect(await server.exited).toBe(0)
+    expect(
+      answers.filter((a) => a.status !== 200),
+      server.output().slice(-3000),
+    ).toEqual([])
+    expect(await server.exited, server.output().slice(-3000)).toBe(0)
   })
 })
