@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs'
 import formbody from '@fastify/formbody'
 import type { Tracer } from '@opentelemetry/api'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
-import { Redis } from 'ioredis'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify'
 import type { Kysely } from 'kysely'
 import { apiKeyAuthentication } from './auth/api-key-auth.ts'
 import type { Principal } from './auth/principal.ts'
@@ -15,10 +19,15 @@ import { problemPages } from './docs/problem-pages.ts'
 import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
+import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { answerClientError } from './http/client-errors.ts'
 import { registerDeprecations } from './http/deprecation.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
+import { SharedRedis } from './http/shared-redis.ts'
+import { registerShutdownHooks, ShutdownState } from './http/shutdown.ts'
+import { fastifyTrustProxy } from './http/trust-proxy.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerOAuth } from './oauth/oauth-server.ts'
@@ -34,7 +43,10 @@ export interface AppDeps {
   db: Kysely<Database>
   database: DatabaseHandle
   keys: KeyAuthenticator
-  shuttingDown: { value: boolean }
+  /** Set on SIGTERM (readiness off, `Connection: close`), then when the listener closes. */
+  shutdown: ShutdownState
+  /** Raised when the database reports it is full; /readyz answers 503 while it is. */
+  storageFull: StorageFullFlag
 }
 
 declare module 'fastify' {
@@ -65,8 +77,19 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // One log line per request, written by our onResponse hook, instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    // Slow clients (https://nodejs.org/api/http.html#serverrequesttimeout): the headers, then the
+    // whole request, must arrive in time, or the answer is a 408 and the connection is closed;
+    // Node checks every connection against these each second.
+    http: {
+      headersTimeout: config.httpHeadersTimeoutSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    requestTimeout: config.httpRequestTimeoutSeconds * 1000,
+    keepAliveTimeout: config.httpKeepAliveTimeoutSeconds * 1000,
+    clientErrorHandler: answerClientError,
+    // While closing, requests get our 503 problem (see src/http/shutdown.ts), not Fastify's body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors the router raises before any route runs (a malformed URL, say) are problems too.
     frameworkErrors: (error, request, reply) => {
@@ -83,7 +106,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     cacheMs: config.keyCacheSeconds * 1000,
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
   })
-  app.decorate('deps', { config, db: database.db, database, keys, shuttingDown: { value: false } })
+  const storageFull = new StorageFullFlag()
+  app.decorate('deps', {
+    config,
+    db: database.db,
+    database,
+    keys,
+    shutdown: new ShutdownState(),
+    storageFull,
+  })
   app.decorateRequest('principal', null)
 
   // First, so their hooks see every request, and every route registered after them.
@@ -93,6 +124,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerValidation(app)
   registerErrorHandling(app)
   registerRequestId(app)
+  registerShutdownHooks(app)
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -104,6 +136,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       },
       'request completed',
     )
+    // Something was stored: the database has room again.
+    if (reply.statusCode === 201) storageFull.clear()
     done()
   })
   // A POST with no body at all is treated as an empty form, so "name is required" is the answer.
@@ -117,7 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(formbody)
   await registerOpenApi(app, version)
 
-  const limiters = createRateLimiters(config)
+  const limiters = createRateLimiters(config, app.log)
   app.addHook('onClose', async () => {
     await Promise.all(limiters.all.map((l) => l.close()))
   })
@@ -156,7 +190,10 @@ function principalFields(principal: Principal | null): Record<string, string> {
     : { account_id: principal.accountId, client_id: principal.credentialId }
 }
 
-function createRateLimiters(config: Config): {
+function createRateLimiters(
+  config: Config,
+  log: FastifyBaseLogger,
+): {
   account: RateLimiter | null
   failedAuth: RateLimiter
   authorize: RateLimiter
@@ -165,7 +202,7 @@ function createRateLimiters(config: Config): {
   const redis =
     config.redisUrl === undefined
       ? undefined
-      : new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
+      : new SharedRedis(config.redisUrl, config.redisTimeoutSeconds * 1000, log)
   const make = (rps: number, burst: number, name: string): RateLimiter =>
     redis === undefined
       ? new MemoryRateLimiter(rps, burst)

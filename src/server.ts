@@ -1,31 +1,40 @@
 import closeWithGrace from 'close-with-grace'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { type Config, checkServeConfig } from './config/config.ts'
-import { openDatabase } from './db/database.ts'
-import { migrateToLatest } from './db/migrate.ts'
+import { databaseTimeouts, openDatabase } from './db/database.ts'
+import { migrateAtStart } from './db/migrate.ts'
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts'
+import { shutDown } from './http/shutdown.ts'
 import { listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, legacyUploadDir } from './pets/legacy-images-import.ts'
 
 /**
  * Starts the service: opens and migrates the database, builds the app, listens, and on
- * SIGTERM/SIGINT stops taking connections, lets in-flight requests finish, then closes the
- * database.
+ * SIGTERM/SIGINT stops as src/http/shutdown.ts describes: not ready at once, serving for
+ * SHUTDOWN_DRAIN_SECONDS, then in-flight requests get SHUTDOWN_GRACE_SECONDS before the exit.
  */
 export async function startServer(config: Config): Promise<FastifyInstance> {
   checkServeConfig(config)
   const tracing = await startTracing(config.tracing)
   const tracer = tracing === null ? {} : { tracer: tracing.tracer }
-  const database = openDatabase(config.databaseUrl, tracer)
-  await migrateToLatest(database.db)
+  let log: FastifyBaseLogger | undefined
+  const timeouts = databaseTimeouts(config)
+  const database = openDatabase(config.databaseUrl, {
+    ...tracer,
+    timeouts,
+    // A connection lost outside any request: the pool replaces it; say so, and carry on.
+    onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
+  })
+  await migrateAtStart(database, config.databaseUrl, { timeouts })
   const legacyImages = await importLegacyImages(database.db, legacyUploadDir(config.databaseUrl))
-  const app = await buildApp({ config, database, ...tracer })
+  const server = await buildApp({ config, database, ...tracer })
+  log = server.log
   if (legacyImages.imported + legacyImages.discarded > 0) {
-    app.log.info(legacyImages, 'moved uploaded images from the data folder into the database')
+    server.log.info(legacyImages, 'moved uploaded images from the data folder into the database')
   }
-  app.addHook('onClose', async () => {
+  server.addHook('onClose', async () => {
     await database.close()
     await tracing?.shutdown()
   })
@@ -33,26 +42,34 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   const purge = setInterval(
     () => {
       purgeExpiredIdempotencyKeys(database.db).catch((error: unknown) =>
-        app.log.warn({ err: error }, 'idempotency purge failed'),
+        server.log.warn({ err: error }, 'idempotency purge failed'),
       )
     },
     60 * 60 * 1000,
   )
   purge.unref()
-  app.addHook('onClose', async () => clearInterval(purge))
+  server.addHook('onClose', async () => clearInterval(purge))
 
   // Before the signal handlers: a start that fails here must exit non-zero, not as a shutdown.
-  const metrics = await startMetricsListener(app, config)
+  const metrics = await startMetricsListener(server, config)
 
-  closeWithGrace({ delay: config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
-    if (err !== undefined) app.log.error({ err }, 'shutting down after an uncaught error')
-    else app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    app.deps.shuttingDown.value = true
-    await app.close()
+  const drainMs = config.shutdownDrainSeconds * 1000
+  closeWithGrace({ delay: drainMs + config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
+    if (err !== undefined) {
+      // A bug, not a request to stop: no draining.
+      server.log.error({ err }, 'shutting down after an uncaught error')
+      await shutDown(server, 0)
+      return
+    }
+    server.log.info(
+      { signal, drain_seconds: config.shutdownDrainSeconds },
+      'shutting down: not ready, draining',
+    )
+    await shutDown(server, drainMs)
   })
 
-  await app.listen({ port: config.port, host: config.host })
-  app.log.info(
+  await server.listen({ port: config.port, host: config.host })
+  server.log.info(
     {
       database: database.location,
       dialect: database.dialect,
@@ -61,7 +78,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     },
     'pet-service ready',
   )
-  return app
+  return server
 }
 
 /** The Prometheus listener, unless METRICS_PORT=0; a port already taken stops the start. */

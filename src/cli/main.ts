@@ -7,7 +7,7 @@ import {
 } from '../accounts/accounts-repository.ts'
 import { parseScopes } from '../auth/scopes.ts'
 import { ConfigError, loadConfig } from '../config/config.ts'
-import { openDatabase } from '../db/database.ts'
+import { databaseTimeouts, openDatabase } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { findApiKeyById, listApiKeys } from '../keys/keys-repository.ts'
 import { createApiKey, KeyAuthenticator, toApiKeyInfo } from '../keys/keys-service.ts'
@@ -52,7 +52,10 @@ export async function runCli(argv: string[], out: Out = console.log): Promise<nu
     return -1 // keep running
   }
 
-  const database = openDatabase(config.databaseUrl)
+  // An admin command is not a request: its statements (a migration, say) may run as long as they need.
+  const database = openDatabase(config.databaseUrl, {
+    timeouts: { ...databaseTimeouts(config), statementMs: 0 },
+  })
   try {
     await migrateToLatest(database.db)
     const db = database.db

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 
 /**
@@ -21,9 +22,28 @@ export interface Config {
   bodyLimitBytes: number
   /** Seconds a validated API key is trusted before it is looked up again (revocations elsewhere). */
   keyCacheSeconds: number
-  trustProxy: boolean
+  /** Which peers may say who the client is (`X-Forwarded-*`): none, a number of hops, or addresses. */
+  trustProxy: TrustProxy
   /** Seconds to let in-flight requests finish after SIGTERM before the process exits anyway. */
   shutdownGraceSeconds: number
+  /** Seconds between SIGTERM (readiness off) and closing the listener, for load balancers to notice. */
+  shutdownDrainSeconds: number
+  /** Seconds a client has to send a request's headers. */
+  httpHeadersTimeoutSeconds: number
+  /** Seconds a client has to send a whole request, headers and body. */
+  httpRequestTimeoutSeconds: number
+  /** Seconds an idle kept-alive connection stays open waiting for the next request. */
+  httpKeepAliveTimeoutSeconds: number
+  /** PostgreSQL: seconds to get a connection from the pool (opening one included). */
+  dbConnectTimeoutSeconds: number
+  /** PostgreSQL: seconds a statement may run, or a transaction sit idle. */
+  dbStatementTimeoutSeconds: number
+  /** Seconds to wait for a lock another session or process holds (PostgreSQL rows and tables, the SQLite write lock). */
+  dbLockTimeoutSeconds: number
+  /** Seconds /readyz waits for the database before answering 503. */
+  readyTimeoutSeconds: number
+  /** Seconds to wait for Redis before a rate limit falls back to the instance's own memory. */
+  redisTimeoutSeconds: number
   /** Public origin: the OAuth issuer, and links. Required to serve on PostgreSQL (checkServeConfig). */
   publicUrl: string | undefined
   /** Total bytes of uploaded images an account may keep (0: no uploads). */
@@ -48,6 +68,9 @@ export interface TracingConfig {
 
 const TRACES_EXPORTERS = ['otlp', 'console', 'zipkin', 'none'] as const
 const OTLP_PROTOCOLS = ['grpc', 'http/protobuf', 'http/json'] as const
+
+/** Fastify's `trustProxy` forms that do not trust every peer: a hop count, or proxy addresses/ranges. */
+export type TrustProxy = false | number | string[]
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -108,12 +131,66 @@ export const CONFIG_OPTIONS: readonly Option[] = [
   {
     env: 'TRUST_PROXY',
     default: 'false',
-    description: 'Set `true` behind a reverse proxy so client addresses come from `X-Forwarded-For`.',
+    description:
+      'Behind reverse proxies: their number (`1` for one proxy in front), or their addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`); client address and protocol then come from `X-Forwarded-For`/`-Proto` as those proxies set them. `true` is refused: it would let any client choose its address.',
+  },
+  {
+    env: 'SHUTDOWN_DRAIN_SECONDS',
+    default: '5',
+    description:
+      'After SIGTERM/SIGINT, how long `/readyz` answers 503 while requests are still served (with `Connection: close`) before the listener closes.',
   },
   {
     env: 'SHUTDOWN_GRACE_SECONDS',
     default: '10',
-    description: 'Time given to in-flight requests after SIGTERM/SIGINT before the process exits.',
+    description:
+      'Time given to in-flight requests after the listener closes, before the process exits anyway.',
+  },
+  {
+    env: 'HTTP_HEADERS_TIMEOUT_SECONDS',
+    default: '10',
+    description:
+      'Time a client has to send the headers of a request (408 and the connection closed after it).',
+  },
+  {
+    env: 'HTTP_REQUEST_TIMEOUT_SECONDS',
+    default: '30',
+    description:
+      'Time a client has to send a whole request, headers and body (408 and the connection closed after it).',
+  },
+  {
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS',
+    default: '72',
+    description:
+      "How long an idle kept-alive connection waits for its next request; longer than load balancers' idle timeouts (60 s is common).",
+  },
+  {
+    env: 'DB_CONNECT_TIMEOUT_SECONDS',
+    default: '5',
+    description: 'PostgreSQL: time to get a connection (from the pool, or a new one); 503 after it.',
+  },
+  {
+    env: 'DB_STATEMENT_TIMEOUT_SECONDS',
+    default: '10',
+    description:
+      'PostgreSQL: time a statement may run (`statement_timeout`) or a transaction stay idle; a server that stops answering is given 1 s more. 503 after it.',
+  },
+  {
+    env: 'DB_LOCK_TIMEOUT_SECONDS',
+    default: '5',
+    description:
+      "Time to wait for a lock held by another session or process (PostgreSQL `lock_timeout`; SQLite's write lock); 503 after it.",
+  },
+  {
+    env: 'READY_TIMEOUT_SECONDS',
+    default: '2',
+    description: 'Time `/readyz` waits for the database before answering 503.',
+  },
+  {
+    env: 'REDIS_TIMEOUT_SECONDS',
+    default: '0.5',
+    description:
+      "Time to wait for Redis (connecting or answering) before rate limits fall back to each instance's own memory until Redis answers again.",
   },
   {
     env: 'PUBLIC_URL',
@@ -197,12 +274,14 @@ export function loadConfig(env: Env = process.env): Config {
     }
     return value
   }
-  const boolean = (name: string): boolean => {
-    const raw = read(name).toLowerCase()
-    if (['true', '1', 'yes'].includes(raw)) return true
-    if (['false', '0', 'no'].includes(raw)) return false
-    problems.push(`${name}=${JSON.stringify(raw)} must be true or false.`)
-    return false
+  const seconds = (name: string, min: number, max: number): number => {
+    const raw = read(name)
+    const value = Number(raw)
+    if (!/^\d+(\.\d{1,3})?$/.test(raw) || value < min || value > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be a number of seconds from ${min} to ${max}.`)
+      return min
+    }
+    return value
   }
 
   const databaseUrl = read('DATABASE_URL')
@@ -246,13 +325,27 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024),
     keyCacheSeconds: integer('KEY_CACHE_SECONDS', 0, 5),
-    trustProxy: boolean('TRUST_PROXY'),
+    trustProxy: trustProxy(read('TRUST_PROXY'), problems),
     shutdownGraceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 0, 600),
+    shutdownDrainSeconds: seconds('SHUTDOWN_DRAIN_SECONDS', 0, 600),
+    httpHeadersTimeoutSeconds: seconds('HTTP_HEADERS_TIMEOUT_SECONDS', 1, 600),
+    httpRequestTimeoutSeconds: seconds('HTTP_REQUEST_TIMEOUT_SECONDS', 1, 3600),
+    httpKeepAliveTimeoutSeconds: seconds('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 1, 3600),
+    dbConnectTimeoutSeconds: seconds('DB_CONNECT_TIMEOUT_SECONDS', 0.1, 600),
+    dbStatementTimeoutSeconds: seconds('DB_STATEMENT_TIMEOUT_SECONDS', 0.1, 3600),
+    dbLockTimeoutSeconds: seconds('DB_LOCK_TIMEOUT_SECONDS', 0.01, 3600),
+    readyTimeoutSeconds: seconds('READY_TIMEOUT_SECONDS', 0.1, 60),
+    redisTimeoutSeconds: seconds('REDIS_TIMEOUT_SECONDS', 0.01, 60),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     imageQuotaBytes: integer('IMAGE_QUOTA_BYTES', 0, 2 ** 50),
     metricsPort: integer('METRICS_PORT', 0, 65535),
     metricsHost,
     tracing,
+  }
+  if (config.httpHeadersTimeoutSeconds > config.httpRequestTimeoutSeconds) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_SECONDS (${config.httpHeadersTimeoutSeconds}) must not exceed HTTP_REQUEST_TIMEOUT_SECONDS (${config.httpRequestTimeoutSeconds}): the whole request includes its headers.`,
+    )
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config
@@ -308,6 +401,43 @@ function readTracing(env: Env, problems: string[]): TracingConfig {
     enabled: disabled !== 'true' && exporting,
     serviceName: value('OTEL_SERVICE_NAME') ?? 'pet-service',
   }
+}
+
+const PROXY_ADDRESS_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/**
+ * TRUST_PROXY: `false`, a hop count, or proxy addresses and CIDR ranges (the forms Fastify's
+ * `trustProxy` takes through proxy-addr). `true` ("every peer is a proxy") is refused: a client
+ * could then pick its own address with `X-Forwarded-For` and escape every per-address limit.
+ */
+function trustProxy(raw: string, problems: string[]): TrustProxy {
+  const lower = raw.toLowerCase()
+  if (['false', 'no', '0'].includes(lower)) return false
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops <= 20) return hops
+  } else if (['true', 'yes'].includes(lower)) {
+    problems.push(
+      `TRUST_PROXY=${raw} would believe any X-Forwarded-For, letting a client choose its own address; give the number of proxies in front of the service (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.0/8,127.0.0.1).`,
+    )
+    return false
+  } else {
+    const entries = raw.split(',').map((entry) => entry.trim())
+    if (entries.every(isProxyAddress)) return entries
+  }
+  problems.push(
+    `TRUST_PROXY=${JSON.stringify(raw)} must be false, the number of proxies in front of the service (1 to 20), or their addresses and CIDR ranges separated by commas (10.0.0.0/8,::1,loopback).`,
+  )
+  return false
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_ADDRESS_NAMES.includes(entry)) return true
+  const [address = '', bits, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (bits === undefined) return true
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
 }
 
 /** Resolves the file behind a `sqlite:` URL against the working directory. */

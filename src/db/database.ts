@@ -4,7 +4,8 @@ import type { Tracer } from '@opentelemetry/api'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, type Dialect as KyselyDialect, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { sqlitePath } from '../config/config.ts'
+import { type Config, loadConfig, sqlitePath } from '../config/config.ts'
+import { createPostgresPool } from './postgres-pool.ts'
 import type { Database } from './schema.ts'
 import { GroupCommitMonitor, GroupCommitSqliteDialect } from './sqlite-group-commit.ts'
 import { TracedDialect } from './traced-dialect.ts'
@@ -32,7 +33,28 @@ export interface DatabaseOptions {
   poolSize?: number
   /** OpenTelemetry: a span for every query and transaction (absent: no tracing, no cost). */
   tracer?: Tracer
+  /** Bounds on every wait for the database; the configuration's defaults when absent. */
+  timeouts?: DatabaseTimeouts
+  /** PostgreSQL: a connection failed outside any query (logged; the pool replaces it). */
+  onConnectionError?: (error: Error) => void
 }
+
+/** Milliseconds; see DB_CONNECT_TIMEOUT_SECONDS, DB_STATEMENT_TIMEOUT_SECONDS, DB_LOCK_TIMEOUT_SECONDS. */
+export interface DatabaseTimeouts {
+  connectMs: number
+  statementMs: number
+  lockMs: number
+}
+
+export function databaseTimeouts(config: Config): DatabaseTimeouts {
+  return {
+    connectMs: config.dbConnectTimeoutSeconds * 1000,
+    statementMs: config.dbStatementTimeoutSeconds * 1000,
+    lockMs: config.dbLockTimeoutSeconds * 1000,
+  }
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS = databaseTimeouts(loadConfig({}))
 
 // int8 (bigint) columns come back as strings by default; pet ids stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
@@ -47,6 +69,7 @@ function traced(dialect: KyselyDialect, system: 'sqlite' | 'postgresql', tracer?
 }
 
 function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
+  const { lockMs } = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const writer = new BetterSqlite3(path)
   writer.pragma('journal_mode = WAL')
@@ -54,15 +77,23 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   // (kill -9); only a power loss can take back the last few. FULL costs 7x the write rate.
   writer.pragma('synchronous = NORMAL')
   writer.pragma('foreign_keys = ON')
-  // Another process (the admin CLI, a second server) may hold the write lock for a moment.
-  writer.pragma('busy_timeout = 5000')
+  // Another process (the admin CLI, a second server) may hold the write lock. SQLite's own wait
+  // (busy_timeout) would block the event loop, and every request with it: the group-commit
+  // driver waits for the lock itself, without blocking, up to lockMs.
+  writer.pragma('busy_timeout = 0')
   // A second connection for reads outside transactions: it sees committed data only (a
-  // `:memory:` database is private to its connection, so there the writer reads too).
+  // `:memory:` database is private to its connection, so there the writer reads too). In WAL
+  // mode readers wait for nobody but a moment's recovery of the log: a short, blocking wait.
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path)
-  reader?.pragma('busy_timeout = 5000')
+  reader?.pragma(`busy_timeout = ${Math.min(lockMs, 100)}`)
   reader?.pragma('query_only = ON')
   const monitor = new GroupCommitMonitor()
-  const dialect = new GroupCommitSqliteDialect({ writer, monitor, ...(reader && { reader }) })
+  const dialect = new GroupCommitSqliteDialect({
+    writer,
+    monitor,
+    ...(reader && { reader }),
+    lockTimeoutMs: lockMs,
+  })
   const db = new Kysely<Database>({ dialect: traced(dialect, 'sqlite', options.tracer) })
   return {
     db,
@@ -75,28 +106,37 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize ?? 10,
-    ...(options.searchPath === undefined ? {} : { options: `-c search_path=${options.searchPath}` }),
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
+  const pool = createPostgresPool(databaseUrl, {
+    poolSize: options.poolSize ?? 10,
+    searchPath: options.searchPath,
+    connectTimeoutMs: timeouts.connectMs,
+    statementTimeoutMs: timeouts.statementMs,
+    lockTimeoutMs: timeouts.lockMs,
+    onConnectionError: options.onConnectionError ?? (() => {}),
   })
-  // An idle client that loses its server must not crash the process; the pool replaces it.
-  pool.on('error', () => {})
   const db = new Kysely<Database>({
     dialect: traced(new PostgresDialect({ pool }), 'postgresql', options.tracer),
   })
   const url = new URL(databaseUrl)
   url.password = ''
   url.username = ''
-  return { db, dialect: 'postgres', location: url.toString(), pool, close: () => db.destroy() }
+  return { db, dialect: 'postgres', location: url.toString(), pool: pool.pg, close: () => db.destroy() }
 }
 
-/** True when the database answers a trivial query. */
-export async function isDatabaseReady(db: Kysely<Database>): Promise<boolean> {
+/** True when the database answers a trivial query within `timeoutMs`. */
+export async function isDatabaseReady(db: Kysely<Database>, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs)
+  })
+  const answered = sql`select 1`.execute(db).then(
+    () => true,
+    () => false,
+  )
   try {
-    await sql`select 1`.execute(db)
-    return true
-  } catch {
-    return false
+    return await Promise.race([answered, timedOut])
+  } finally {
+    clearTimeout(timer)
   }
 }

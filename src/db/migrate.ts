@@ -1,6 +1,37 @@
 import { type Kysely, type MigrationResultSet, Migrator, PostgresAdapter, sql } from 'kysely'
+import {
+  type DatabaseHandle,
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+  openDatabase,
+} from './database.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
+
+/**
+ * Brings the database up to date when a process starts. On PostgreSQL the migrations run on a
+ * connection of their own without the statement timeout (DB_STATEMENT_TIMEOUT_SECONDS), which
+ * bounds requests: a migration may run long, or wait for another instance's to finish (the
+ * migrator's advisory lock is one for the whole server). SQLite has no statement timeout, and a
+ * `:memory:` database exists on its one connection only, so there the handle itself migrates.
+ */
+export async function migrateAtStart(
+  database: DatabaseHandle,
+  databaseUrl: string,
+  options: { timeouts?: DatabaseTimeouts; searchPath?: string } = {},
+): Promise<string[]> {
+  if (database.dialect === 'sqlite') return migrateToLatest(database.db)
+  const migrating = openDatabase(databaseUrl, {
+    poolSize: 1,
+    ...(options.searchPath === undefined ? {} : { searchPath: options.searchPath }),
+    timeouts: { ...(options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS), statementMs: 0 },
+  })
+  try {
+    return await migrateToLatest(migrating.db)
+  } finally {
+    await migrating.close()
+  }
+}
 
 /**
  * Brings the schema up to date. Kysely's migrator takes a lock first (a session-level advisory

@@ -31,6 +31,10 @@ import { StatementCache } from './sqlite-statement-cache.ts'
  * Reads outside a transaction go to a second, read-only connection, which sees committed data
  * only — never a write whose commit is still pending (or could still fail). Reads inside a
  * transaction run on the writer and see the transaction's own changes, as they must.
+ *
+ * When another connection or process holds SQLite's write lock, a write waits for it without
+ * blocking the event loop (SQLite's own busy_timeout would block it), and gives up with
+ * SQLITE_BUSY once it has waited `lockTimeoutMs` in all, counting its turn behind other writes.
  */
 export interface GroupCommitOptions {
   writer: BetterSqlite3.Database
@@ -40,6 +44,8 @@ export interface GroupCommitOptions {
   maxBatch?: number
   /** Told about every shared commit (for metrics); the driver reports its queue to it too. */
   monitor?: GroupCommitMonitor
+  /** How long a write waits for the write lock (and its turn) before failing with SQLITE_BUSY. */
+  lockTimeoutMs?: number
 }
 
 /** One shared commit: how many transactions (and lone writes) it carried, and how long it took. */
@@ -110,6 +116,7 @@ class GroupCommitSqliteDriver implements Driver {
   readonly #writerStatements: StatementCache
   readonly #readerStatements: StatementCache
   readonly #maxBatch: number
+  readonly #lockTimeoutMs: number
   readonly #mutex = new Mutex()
   readonly #monitor: GroupCommitMonitor | undefined
   #batch: Batch | undefined
@@ -122,6 +129,7 @@ class GroupCommitSqliteDriver implements Driver {
     this.#readerStatements =
       options.reader === undefined ? this.#writerStatements : new StatementCache(options.reader)
     this.#maxBatch = options.maxBatch ?? 256
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 5000
   }
 
   async init(): Promise<void> {}
@@ -131,9 +139,10 @@ class GroupCommitSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.#mutex.lock()
+    const deadline = Date.now() + this.#lockTimeoutMs
+    await this.#mutex.lock({ deadline })
     try {
-      this.#joinBatch()
+      await this.#joinBatch(deadline)
       this.#run('savepoint kysely_member')
     } catch (error) {
       this.#mutex.unlock()
@@ -185,11 +194,12 @@ class GroupCommitSqliteDriver implements Driver {
   async executeAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const statement = this.#writerStatements.prepare(query.sql)
     if (statement.readonly) return execute<R>(this.#readerStatements.prepare(query.sql), query)
-    await this.#mutex.lock()
+    const deadline = Date.now() + this.#lockTimeoutMs
+    await this.#mutex.lock({ deadline })
     let result: QueryResult<R>
     let batch: Batch
     try {
-      batch = this.#joinBatch()
+      batch = await this.#joinBatch(deadline)
       result = execute<R>(statement, query)
     } finally {
       this.#mutex.unlock()
@@ -203,7 +213,7 @@ class GroupCommitSqliteDriver implements Driver {
   }
 
   /** Called with the mutex held: the open batch, or a new one. */
-  #joinBatch(): Batch {
+  async #joinBatch(deadline: number): Promise<Batch> {
     let batch = this.#batch
     if (batch !== undefined && !this.#writer.inTransaction) {
       // SQLite rolled the shared transaction back on its own (see rollbackTransaction).
@@ -212,7 +222,7 @@ class GroupCommitSqliteDriver implements Driver {
       batch = undefined
     }
     if (batch === undefined) {
-      this.#run('begin immediate')
+      await this.#beginImmediate(deadline)
       const opened = newBatch()
       setImmediate(() => void this.#flush(opened))
       this.#batch = opened
@@ -223,9 +233,23 @@ class GroupCommitSqliteDriver implements Driver {
     return batch
   }
 
+  /** Takes the write lock, retrying after short pauses while another connection holds it. */
+  async #beginImmediate(deadline: number): Promise<void> {
+    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+      try {
+        this.#run('begin immediate')
+        return
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + pauseMs > deadline)
+          throw error
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs))
+    }
+  }
+
   /** `first`: ahead of the transactions already waiting, which would otherwise join this batch. */
   async #flush(batch: Batch, options: { first?: boolean } = {}): Promise<void> {
-    await this.#mutex.lock(options.first)
+    await this.#mutex.lock({ first: options.first ?? false })
     try {
       this.#commit(batch)
     } finally {
@@ -295,29 +319,55 @@ function newBatch(): Batch {
   return { members: 0, committed, settle }
 }
 
-/** First come, first served (unless asked to go first): the writer runs one transaction at a time. */
+interface Waiter {
+  resolve: () => void
+  timer: NodeJS.Timeout | undefined
+}
+
+/**
+ * First come, first served (unless asked to go first): the writer runs one transaction at a
+ * time. A waiter with a deadline gives up at that deadline with SQLITE_BUSY.
+ */
 class Mutex {
   #held = false
-  readonly #waiting: (() => void)[] = []
+  readonly #waiting: Waiter[] = []
 
   get waiting(): number {
     return this.#waiting.length
   }
 
-  lock(first = false): Promise<void> {
+  lock(options: { first?: boolean; deadline?: number } = {}): Promise<void> {
     if (!this.#held) {
       this.#held = true
       return Promise.resolve()
     }
-    return new Promise((resolve) => {
-      if (first) this.#waiting.unshift(resolve)
-      else this.#waiting.push(resolve)
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, timer: undefined }
+      if (options.deadline !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.#waiting.splice(this.#waiting.indexOf(waiter), 1)
+          reject(busy())
+        }, options.deadline - Date.now())
+      }
+      if (options.first) this.#waiting.unshift(waiter)
+      else this.#waiting.push(waiter)
     })
   }
 
   unlock(): void {
     const next = this.#waiting.shift()
-    if (next === undefined) this.#held = false
-    else next()
+    if (next === undefined) {
+      this.#held = false
+      return
+    }
+    clearTimeout(next.timer)
+    next.resolve()
   }
+}
+
+/** What SQLite itself says when a lock stays taken past busy_timeout. */
+function busy(): Error {
+  return Object.assign(new Error('database is locked: the write lock stayed taken past the lock timeout'), {
+    code: 'SQLITE_BUSY',
+  })
 }

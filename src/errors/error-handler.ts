@@ -1,8 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { databaseFailure } from '../db/database-errors.ts'
 import { ApiError, type FieldError } from './api-error.ts'
 import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+/** Seconds a client should wait before retrying after a 503: enough for a reconnect or failover. */
+export const RETRY_AFTER_SECONDS = 2
 
 interface AjvError {
   keyword: string
@@ -15,7 +19,12 @@ interface AjvError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = error instanceof ApiError ? error : translate(error as FastifyError, request)
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
+    // An expected state while the database is away, not a bug: a warning, without the stack.
+    if (apiError.code === 'database_unavailable')
+      request.log.warn({ err: { message: error.message } }, 'database unavailable')
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
+    // /readyz reports it until a write succeeds again (src/health/storage-full.ts).
+    if (apiError.code === 'storage_full') request.server.deps.storageFull.raise()
     else if (!(error instanceof ApiError))
       request.log.info({ err: { message: error.message } }, 'client error')
     return sendProblem(request, reply, apiError)
@@ -33,6 +42,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 export function problemBody(request: FastifyRequest, error: ApiError): Record<string, unknown> {
+  return problemDocument(error, request.id)
+}
+
+/** The RFC 9457 document for `error`, also where no Fastify request exists (see client-errors.ts). */
+export function problemDocument(error: ApiError, requestId: string): Record<string, unknown> {
   const entry = ERRORS[error.code]
   return {
     type: problemType(error.code),
@@ -43,7 +57,7 @@ export function problemBody(request: FastifyRequest, error: ApiError): Record<st
     ...(error.options.param === undefined ? {} : { param: error.options.param }),
     ...(error.options.errors === undefined ? {} : { errors: error.options.errors }),
     ...error.options.extensions,
-    request_id: request.id,
+    request_id: requestId,
   }
 }
 
@@ -81,6 +95,20 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
       )
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body that was sent.')
+  }
+  const failure = databaseFailure(error)
+  if (failure === 'unavailable') {
+    return new ApiError(
+      'database_unavailable',
+      `The database did not answer in time or is busy; the request was not completed. Retry in ${RETRY_AFTER_SECONDS} s.`,
+      { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+    )
+  }
+  if (failure === 'storage_full') {
+    return new ApiError(
+      'storage_full',
+      'The database has no room left for this write; nothing was changed. Reads still work; writes will once space is freed.',
+    )
   }
   if (isConstraintRace(error)) {
     return new ApiError(

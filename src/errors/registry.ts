@@ -87,6 +87,13 @@ export const ERRORS = {
     title: 'Method not allowed',
     description: 'The path exists but does not take this method.',
   },
+  // 408
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    description:
+      "The request's headers or body did not arrive within the time the server allows (`HTTP_HEADERS_TIMEOUT_SECONDS`, `HTTP_REQUEST_TIMEOUT_SECONDS`); the connection is closed. Send the request again, all at once.",
+  },
   // 409
   invalid_status_transition: {
     status: 409,
@@ -145,6 +152,13 @@ export const ERRORS = {
     title: 'Too many requests',
     description: 'The rate limit was exceeded; wait for the number of seconds in `Retry-After`.',
   },
+  // 431
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    description:
+      "The request's headers are larger than the server accepts (16 KiB in all); the connection is closed.",
+  },
   // 5xx
   internal_error: {
     status: 500,
@@ -155,7 +169,20 @@ export const ERRORS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    description: 'The service is starting, shutting down or cannot reach its database; retry shortly.',
+    description:
+      'The service is shutting down or not ready to take requests; retry after `Retry-After` seconds (another instance may answer).',
+  },
+  database_unavailable: {
+    status: 503,
+    title: 'Database unavailable',
+    description:
+      'The database did not answer in time, refused the connection or is locked by someone else; the request did not complete. Retry after `Retry-After` seconds; send creates with an `Idempotency-Key`, so that a retry never creates twice.',
+  },
+  storage_full: {
+    status: 507,
+    title: 'Storage full',
+    description:
+      'The database has no room left for this write (its disk or size limit is full); nothing was changed. Reads still work; the operator must free space before writes succeed again.',
   },
   // OAuth 2.0 bearer tokens (v2) and image uploads; appended by issue 3.
   token_missing: {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { isDatabaseReady } from '../db/database.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { RETRY_AFTER_SECONDS } from '../errors/error-handler.ts'
 
 const Status = Type.Object({ status: Type.String() })
 
@@ -21,10 +22,16 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async () => {
-      if (app.deps.shuttingDown.value)
-        throw new ApiError('service_unavailable', 'The service is shutting down.')
-      if (!(await isDatabaseReady(app.deps.db))) {
-        throw new ApiError('service_unavailable', 'The database does not answer.')
+      const { shutdown, storageFull, db, config } = app.deps
+      const notReady = (detail: string) =>
+        new ApiError('service_unavailable', detail, {
+          headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+        })
+      if (shutdown.started) throw notReady('The service is shutting down.')
+      if (storageFull.raised) throw notReady('The database is full: writes fail until space is freed.')
+      // A bound of its own, shorter than the database's timeouts: a load balancer's check must not hang.
+      if (!(await isDatabaseReady(db, config.readyTimeoutSeconds * 1000))) {
+        throw notReady(`The database does not answer within ${config.readyTimeoutSeconds} s.`)
       }
       return { status: 'ready' }
     },

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { SharedRedis } from './shared-redis.ts'
 
 /**
  * Token-bucket rate limiting by the generic cell rate algorithm (GCRA): each key stores one
@@ -105,26 +105,41 @@ end
 return {0, tostring(tat - now), tostring(now)}
 `
 
+/**
+ * A rate limit shared by every instance through Redis, that degrades instead of failing: while
+ * Redis does not answer (refused, cut, stalled past its timeout), each instance limits with its
+ * own memory, at the same rates, and goes back to Redis as soon as it answers again.
+ */
 export class RedisRateLimiter implements RateLimiter {
   readonly #gcra: Gcra
+  readonly #fallback: MemoryRateLimiter
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: SharedRedis,
     readonly ratePerSecond: number,
     readonly burst: number,
     private readonly prefix = 'pet-service:rl:',
   ) {
     this.#gcra = gcra(ratePerSecond, burst)
+    this.#fallback = new MemoryRateLimiter(ratePerSecond, burst)
   }
 
   async take(key: string): Promise<RateLimitDecision> {
-    const [allowed, aheadText] = (await this.redis.eval(
-      GCRA_LUA,
-      1,
-      this.prefix + key,
-      String(this.#gcra.intervalMs),
-      String(this.#gcra.toleranceMs),
-    )) as [number, string, string]
+    if (!this.redis.answering) return this.#fallback.take(key)
+    let reply: [number, string, string]
+    try {
+      reply = (await this.redis.client.eval(
+        GCRA_LUA,
+        1,
+        this.prefix + key,
+        String(this.#gcra.intervalMs),
+        String(this.#gcra.toleranceMs),
+      )) as [number, string, string]
+    } catch (error) {
+      this.redis.failed(error)
+      return this.#fallback.take(key)
+    }
+    const [allowed, aheadText] = reply
     const ahead = Number(aheadText)
     const { intervalMs, toleranceMs } = this.#gcra
     return {
@@ -137,6 +152,6 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect()
+    this.redis.close()
   }
 }

@@ -8,6 +8,10 @@ const INCOMING = /^[\w.:-]{1,128}$/
 export function generateRequestId(request: IncomingMessage): string {
   const incoming = request.headers['request-id'] ?? request.headers['x-request-id']
   if (typeof incoming === 'string' && INCOMING.test(incoming)) return incoming
+  return newRequestId()
+}
+
+export function newRequestId(): string {
   return `req_${randomIdText(20)}`
 }
 

@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
+import { forwardTrustedView } from '../http/trust-proxy.ts'
 import { findClient } from './clients-repository.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
@@ -80,7 +81,7 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
     issuer,
     db,
     keys,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy !== false,
     onGrantRevoked: (grantId) => revokeUntilTokensExpire(`grant:${grantId}`),
   })
   provider.on('server_error', (_ctx, error) => app.log.error({ err: error }, 'oauth server error'))
@@ -159,6 +160,7 @@ async function mountProvider(
     // its mount path, for the URLs it builds.
     req.originalUrl = original
     req.url = `${target.path}${target.query}`
+    if (server.provider.proxy) forwardTrustedView(request)
     let handled: boolean
     try {
       handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw)

@@ -31,6 +31,7 @@ export interface ProviderOptions {
   issuer: string
   db: Db
   keys: OAuthKeys
+  /** Trust X-Forwarded-* headers; mountProvider sets them to what Fastify concluded (src/http/trust-proxy.ts). */
   trustProxy: boolean
   /** Called when a grant is revoked (reused refresh token, revoked refresh token). */
   onGrantRevoked: (grantId: string) => Promise<void>

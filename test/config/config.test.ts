@@ -37,6 +37,60 @@ describe('configuration', () => {
     expect((error as ConfigError).problems).toHaveLength(5)
   })
 
+  it('takes TRUST_PROXY as a number of proxies or their addresses, and refuses true saying what to give instead', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ])
+    for (const bad of ['true', 'yes', '10.0.0.0/33', 'proxy.example.com', '10.0.0.1,', '21']) {
+      let problems: string[] = []
+      try {
+        loadConfig({ TRUST_PROXY: bad })
+      } catch (error) {
+        problems = (error as ConfigError).problems
+      }
+      expect(problems, bad).toHaveLength(1)
+      expect(problems[0], bad).toMatch(/TRUST_PROXY.*number of proxies.*10\.0\.0\.0\/8/)
+    }
+  })
+
+  it('has a bound for every wait, in seconds (decimals allowed), and refuses bounds that cannot work', () => {
+    expect(loadConfig({})).toMatchObject({
+      httpHeadersTimeoutSeconds: 10,
+      httpRequestTimeoutSeconds: 30,
+      httpKeepAliveTimeoutSeconds: 72,
+      dbConnectTimeoutSeconds: 5,
+      dbStatementTimeoutSeconds: 10,
+      dbLockTimeoutSeconds: 5,
+      readyTimeoutSeconds: 2,
+      redisTimeoutSeconds: 0.5,
+      shutdownDrainSeconds: 5,
+      shutdownGraceSeconds: 10,
+    })
+    expect(loadConfig({ DB_LOCK_TIMEOUT_SECONDS: '0.25' }).dbLockTimeoutSeconds).toBe(0.25)
+    let problems: string[] = []
+    try {
+      loadConfig({
+        DB_STATEMENT_TIMEOUT_SECONDS: '-1',
+        READY_TIMEOUT_SECONDS: 'soon',
+        HTTP_HEADERS_TIMEOUT_SECONDS: '60',
+        HTTP_REQUEST_TIMEOUT_SECONDS: '30',
+      })
+    } catch (error) {
+      problems = (error as ConfigError).problems
+    }
+    expect(problems).toHaveLength(3)
+    expect(problems.join('\n')).toMatch(
+      /DB_STATEMENT_TIMEOUT_SECONDS.*READY_TIMEOUT_SECONDS.*HTTP_HEADERS_TIMEOUT_SECONDS/s,
+    )
+  })
+
   it('is documented: every option appears in the README table and in .env.example', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
     const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8')

@@ -14,7 +14,8 @@ describeDb('dashboard security', () => {
   let t: TestApp
 
   beforeAll(async () => {
-    t = await createTestApp({ TRUST_PROXY: 'true' })
+    // app.inject's requests come from 127.0.0.1: that is the trusted proxy here.
+    t = await createTestApp({ TRUST_PROXY: '127.0.0.1' })
   })
   afterAll(() => t.close())
 

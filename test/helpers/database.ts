@@ -5,7 +5,7 @@ import type { Tracer } from '@opentelemetry/api'
 import pg from 'pg'
 import { describe } from 'vitest'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
-import { migrateToLatest } from '../../src/db/migrate.ts'
+import { migrateAtStart, migrateToLatest } from '../../src/db/migrate.ts'
 import { randomBase62 } from '../../src/lib/ids.ts'
 import { POSTGRES_URL, postgresReachable } from './postgres.ts'
 
@@ -62,7 +62,7 @@ export async function createTestDatabase(
   await admin.query(`create schema ${schema}`)
   await admin.end()
   const handle = openDatabase(POSTGRES_URL, { searchPath: schema, poolSize: 5, ...traced })
-  if (migrate) await migrateToLatest(handle.db)
+  if (migrate) await migrateAtStart(handle, POSTGRES_URL, { searchPath: schema })
   const url = new URL(POSTGRES_URL)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return {

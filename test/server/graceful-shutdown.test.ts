@@ -1,7 +1,9 @@
+import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
+import { call, runLoad, waitUntil } from '../faults/fault-helpers.ts'
 import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
 
@@ -14,30 +16,107 @@ describeDb('graceful shutdown', () => {
     apiKey = (await createApiKey(database.db, { accountId: account.id })).apiKey
   })
   afterAll(() => database.destroy())
+  const auth = () => `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`
 
-  it('finishes a request in flight on SIGTERM, then exits cleanly with the write kept', async () => {
-    const { child, port, exited } = await startServerProcess(PET_SERVICE_BIN, { DATABASE_URL: database.url })
+  it('finishes a request in flight on SIGTERM, answers one arriving after it with a 503 problem, and exits cleanly', async () => {
+    const server = await startServerProcess(PET_SERVICE_BIN, {
+      DATABASE_URL: database.url,
+      SHUTDOWN_DRAIN_SECONDS: '0',
+    })
     const body = 'name=InFlight&species=dog'
-    const socket = connect(port, '127.0.0.1')
+    const socket = connect(server.port, '127.0.0.1')
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
     let response = ''
     socket.on('data', (chunk: Buffer) => {
       response += chunk.toString()
     })
-    const auth = Buffer.from(`${apiKey}:`).toString('base64')
-    // Send the headers and half the body, then ask the server to stop.
+    // `Expect: 100-continue` makes the server say when it has the headers: the request is in flight.
     socket.write(
-      `POST /v1/pet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 8)}`,
+      `POST /v1/pet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 8)}`,
     )
-    await new Promise((r) => setTimeout(r, 300))
-    child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 300))
-    socket.write(body.slice(8))
+    await waitUntil('the server has the headers', async () => response.includes('100 Continue'))
+    server.child.kill('SIGTERM')
+    await waitUntil('the server is shutting down', async () => server.output().includes('shutting down'))
+    // The rest of the body, and a second request pipelined behind it on the same connection.
+    socket.write(
+      `${body.slice(8)}GET /v1/pet HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth()}\r\n\r\n`,
+    )
     await new Promise<void>((resolve) => socket.on('close', () => resolve()))
 
-    expect(response).toMatch(/^HTTP\/1\.1 201/)
-    expect(await exited).toBe(0)
+    const [created, refused] = response.split(/(?=HTTP\/1\.1 (?!100))/).slice(1)
+    expect(created).toMatch(/^HTTP\/1\.1 201/)
+    expect(refused).toMatch(/^HTTP\/1\.1 503/)
+    expect(refused).toMatch(/content-type: application\/problem\+json/i)
+    expect(refused).toMatch(/request-id: \S+/i)
+    expect(refused).toMatch(/retry-after: \d+/i)
+    expect(refused).toContain('"code":"service_unavailable"')
+    expect(await server.exited).toBe(0)
     const pets = await database.db.selectFrom('pets').select('name').execute()
     expect(pets.map((p) => p.name)).toContain('InFlight')
+  })
+
+  it('answers every request of a keep-alive load across SIGTERM: not ready at once, then drains with no reset', async () => {
+    const server = await startServerProcess(PET_SERVICE_BIN, {
+      DATABASE_URL: database.url,
+      RATE_LIMIT_RPS: '0',
+      SHUTDOWN_DRAIN_SECONDS: '4',
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+    let sigtermAt = Number.POSITIVE_INFINITY
+    const get = (): Promise<{ status: number; closing: boolean; at: number }> =>
+      new Promise((resolve) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/v1/pet?limit=1',
+            agent,
+            headers: { authorization: auth() },
+          },
+          (res) => {
+            res.resume()
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                closing: res.headers.connection === 'close',
+                at: Date.now(),
+              }),
+            )
+          },
+        )
+        // A reset, a refused connection or a hang up: the failure this test is about.
+        req.on('error', () => resolve({ status: -1, closing: false, at: Date.now() }))
+        req.end()
+      })
+    const answers: { status: number; closing: boolean; at: number }[] = []
+    const stop = runLoad(8, async () => {
+      const answer = await get()
+      answers.push(answer)
+      return { status: answer.status, ms: 0, headers: new Headers(), body: {} }
+    })
+    try {
+      await waitUntil('the load is under way', async () => answers.length >= 100)
+      sigtermAt = Date.now()
+      server.child.kill('SIGTERM')
+      // A load balancer sees the instance as not ready at once, well within the drain (4 s)...
+      const notReadyAfter = await waitUntil(
+        '/readyz answers 503',
+        async () => (await call(server.port, '/readyz')).status === 503,
+      )
+      expect(notReadyAfter, server.output().slice(-3000)).toBeLessThan(2500)
+      // ...while the clients still sending are served, and told to take their connections elsewhere.
+      await waitUntil(
+        'clients were moved off their kept-alive connections',
+        async () => answers.filter((a) => a.at > sigtermAt && a.closing).length >= 8,
+      )
+    } finally {
+      await stop()
+      agent.destroy()
+    }
+    expect(
+      answers.filter((a) => a.status !== 200),
+      server.output().slice(-3000),
+    ).toEqual([])
+    expect(await server.exited, server.output().slice(-3000)).toBe(0)
   })
 })
