@@ -26,7 +26,7 @@ const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
 )
 
 /**
- * Appends an event (the outbox of PRODUCT.md §7). Callers pass the transaction that makes the
+ * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
  * change, so the event exists exactly when the change does.
  */
 export async function recordEvent(

@@ -5,7 +5,7 @@ import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
 import { nowIso } from '../lib/time.ts'
 
-/** How long a completed response is kept for replay (PRODUCT.md §6). */
+/** How long a completed response is kept for replay (README, Idempotent retries). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 export interface StoredResponse {

@@ -122,7 +122,7 @@ export function createProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'client_secret_basic',
     },
     interactions: { url: (_ctx, interaction) => `${OAUTH_MOUNT}/interaction/${interaction.uid}` },
-    // CORS stays off (PRODUCT.md §10); browser apps go through their own backend or a proxy.
+    // CORS stays off by default; browser apps go through their own backend or a proxy.
     clientBasedCORS: () => false,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = 'html'
