@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
+import { SessionClient } from '../dashboard/session-client.ts'
 import { basic } from '../helpers/app.ts'
 import { runPetService } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
@@ -121,6 +122,92 @@ describeDb('admin CLI pet-service', () => {
     }
   })
 
+  it('says on stderr which database every command used', async () => {
+    const res = await runPetService(['clients', 'list'], env)
+    expect(res.code, res.stderr).toBe(0)
+    const location = new URL(database.url)
+    location.username = ''
+    location.password = ''
+    expect(res.stderr).toContain(`database: ${location}\n`)
+    expect(res.stderr).not.toContain('created now')
+    expect(res.stdout).not.toContain('database:')
+  })
+
+  it('sets the password of an account made here (standard input), which then signs in to the dashboard', async () => {
+    const email = 'quickstart@example.com'
+    expect((await runPetService(['accounts', 'create', '--email', email], env)).code).toBe(0)
+    const weak = await runPetService(['accounts', 'set-password', '--email', email], env, 'Password1!\n')
+    expect(weak.code).toBe(2)
+    expect(weak.stderr).toContain('Nothing changed')
+    const unknown = await runPetService(
+      ['accounts', 'set-password', '--email', 'nobody@example.com'],
+      env,
+      'lighthouse-harbour-37\n',
+    )
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('No account for nobody@example.com')
+    const empty = await runPetService(['accounts', 'set-password', '--email', email], env, '')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('No password on standard input')
+
+    const set = await runPetService(
+      ['accounts', 'set-password', '--email', email],
+      env,
+      'lighthouse-harbour-37\nignored second line\n',
+    )
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout).toContain(`Set the dashboard password of ${email}`)
+    const app = await buildApp({
+      config: loadConfig({ DATABASE_URL: database.url }),
+      database,
+      logger: false,
+    })
+    try {
+      const browser = new SessionClient(app)
+      const wrong = await browser.signIn(email, 'ignored second line')
+      expect(wrong.statusCode).not.toBe(303)
+      const signedIn = await browser.signIn(email, 'lighthouse-harbour-37')
+      expect(signedIn.statusCode).toBe(303)
+      expect(signedIn.headers.location).toBe('/dashboard')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('gives every command its own help, and exits 0', async () => {
+    for (const command of [
+      ['serve'],
+      ['migrate'],
+      ['accounts', 'create'],
+      ['accounts', 'set-password'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['clients', 'create'],
+      ['clients', 'list'],
+      ['clients', 'delete'],
+      ['backup'],
+    ]) {
+      const res = await runPetService([...command, '--help'], env)
+      expect(res.code, command.join(' ')).toBe(0)
+      expect(res.stdout, command.join(' ')).toContain(`Usage: pet-service ${command.join(' ')}`)
+    }
+    const keys = await runPetService(['keys', 'create', '--help'], env)
+    for (const flag of ['--account', '--name', '--scope', '--expires-in-days', '--json'])
+      expect(keys.stdout).toContain(flag)
+  })
+
+  it('suggests the command or option meant by a typo, and exits 2', async () => {
+    const command = await runPetService(['keys', 'lst'], env)
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('(Did you mean list?)')
+    const option = await runPetService(['keys', 'create', '--acount', 'me@example.com'], env)
+    expect(option.code).toBe(2)
+    expect(option.stderr).toContain('(Did you mean --account?)')
+    const missing = await runPetService(['keys', 'create'], env)
+    expect(missing.stderr).toContain('--account EMAIL is required')
+  })
+
   it('migrates on demand', async () => {
     const res = await runPetService(['migrate'], env)
     expect(res.code, res.stderr).toBe(0)
@@ -136,4 +223,39 @@ it('refuses to start with a bad configuration, naming every bad value', async ()
   })
   expect(res.code).toBe(2)
   for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL']) expect(res.stderr).toContain(name)
+})
+
+describeDb('admin CLI on a database that does not exist yet', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false })
+  })
+  afterAll(() => database.destroy())
+
+  it('refuses to write a key there, then migrate creates it and says so', async () => {
+    // SQLite: a file nobody made (another folder, a typo); PostgreSQL: a schema with no tables.
+    const url =
+      DIALECT === 'sqlite'
+        ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'pet-new-')), 'new.db')}`
+        : database.url
+    const refused = await runPetService(['keys', 'create', '--account', 'me@example.com'], {
+      DATABASE_URL: url,
+    })
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toContain('pet-service migrate')
+    if (DIALECT === 'sqlite') {
+      expect(refused.stderr).toContain(`No database at ${url.slice('sqlite:'.length)}`)
+      expect(existsSync(url.slice('sqlite:'.length))).toBe(false)
+    } else expect(refused.stderr).toContain('has no tables')
+
+    const created = await runPetService(['migrate'], { DATABASE_URL: url })
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toMatch(/database: .* \(created now\)/)
+    const key = await runPetService(['keys', 'create', '--account', 'me@example.com', '--json'], {
+      DATABASE_URL: url,
+    })
+    expect(key.code, key.stderr).toBe(0)
+    expect(key.stderr).not.toContain('created now')
+  })
 })
