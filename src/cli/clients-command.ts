@@ -69,7 +69,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
           io.out(JSON.stringify({ ...info, client_secret: clientSecret, email: account.email }))
         } else {
           io.out(
-            `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials http://localhost:${port()}/oauth/token`,
+            `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nFor petctl and the client libraries:\n\n  export PET_SERVICE_CLIENT_ID=${info.client_id} PET_SERVICE_CLIENT_SECRET=${clientSecret}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials http://localhost:${port()}/oauth/token`,
           )
         }
       }),

@@ -72,7 +72,7 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, por
           )
         } else {
           io.out(
-            `API key for ${account.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. Try it: curl -u ${apiKey}: -d name=Rex http://localhost:${port()}/v1/pet`,
+            `API key for ${account.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. For petctl and the client libraries:\n\n  export PET_SERVICE_API_KEY=${apiKey}\n\nTry it: curl -u ${apiKey}: -d name=Rex http://localhost:${port()}/v1/pet`,
           )
         }
       }),
