@@ -23,10 +23,9 @@ export class UsageError extends Error {}
  */
 export async function readPassword(io: CliIo, prompt: string): Promise<string> {
   if (io.stdin.isTTY !== true) return firstLine(io.stdin)
-  const first = await askHidden(io, prompt)
-  const again = await askHidden(io, 'Repeat it: ')
+  const [first, again] = await askHidden(io, [prompt, 'Repeat it: '])
   if (first !== again) throw new UsageError('The two passwords differ; nothing changed.')
-  return first
+  return first ?? ''
 }
 
 function firstLine(input: NodeJS.ReadableStream): Promise<string> {
@@ -45,9 +44,10 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string> {
   })
 }
 
-function askHidden(io: CliIo, prompt: string): Promise<string> {
+/** One terminal session for every question, so that lines typed ahead are not lost. */
+async function askHidden(io: CliIo, prompts: string[]): Promise<string[]> {
   let muted = false
-  // The terminal echoes through this stream; once the prompt is out, nothing more is shown.
+  // The terminal echoes through this stream; once a prompt is out, nothing more is shown.
   const output = new Writable({
     write(chunk, _encoding, done) {
       if (!muted) process.stderr.write(chunk)
@@ -55,12 +55,17 @@ function askHidden(io: CliIo, prompt: string): Promise<string> {
     },
   })
   const rl = createInterface({ input: io.stdin, output, terminal: true })
-  return new Promise((resolve) => {
-    rl.question(prompt, (answer) => {
-      rl.close()
+  const answers: string[] = []
+  try {
+    for (const prompt of prompts) {
+      muted = false
+      const answer = new Promise<string>((resolve) => rl.question(prompt, resolve))
+      muted = true
+      answers.push(await answer)
       process.stderr.write('\n')
-      resolve(answer)
-    })
-    muted = true
-  })
+    }
+  } finally {
+    rl.close()
+  }
+  return answers
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,8 +8,34 @@ import { loadConfig } from '../../src/config/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { SessionClient } from '../dashboard/session-client.ts'
 import { basic } from '../helpers/app.ts'
-import { runPetService } from '../helpers/cli.ts'
+import { PET_SERVICE_BIN, runPetService } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0
+
+/**
+ * Runs `command` in a terminal of a private tmux server, answering each prompt once it shows;
+ * answers what the screen shows at the end.
+ */
+async function inTerminal(command: string, answers: [prompt: string, line: string][]): Promise<string> {
+  const socket = `pet-service-test-${process.pid}-${Date.now()}`
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+  const screen = () => tmux('capture-pane', '-p', '-t', 'cli').stdout
+  const waitFor = async (text: string) => {
+    await expect.poll(screen, { timeout: 20_000, interval: 100 }).toContain(text)
+  }
+  tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '40', `${command}; echo EXIT=$?; sleep 60`)
+  try {
+    for (const [prompt, line] of answers) {
+      await waitFor(prompt)
+      tmux('send-keys', '-t', 'cli', line, 'Enter')
+    }
+    await waitFor('EXIT=')
+    return screen()
+  } finally {
+    tmux('kill-server')
+  }
+}
 
 describeDb('admin CLI pet-service', () => {
   let database: TestDatabase
@@ -173,6 +200,27 @@ describeDb('admin CLI pet-service', () => {
       await app.close()
     }
   })
+
+  // A terminal: tmux gives the command a real one, and types only once the prompt shows.
+  // Skipped on a developer machine without tmux; CI (whose image has it) must run it.
+  it.skipIf(!hasTmux && process.env.CI !== 'true')(
+    'asks twice on a terminal, without echoing the password',
+    async () => {
+      const email = 'terminal@example.com'
+      expect((await runPetService(['accounts', 'create', '--email', email], env)).code).toBe(0)
+      const password = 'lantern-orchard-58'
+      const screen = await inTerminal(
+        `env DATABASE_URL='${database.url}' LOG_LEVEL=warn ${process.execPath} ${PET_SERVICE_BIN} accounts set-password --email ${email}`,
+        [
+          ['New dashboard password for terminal@example.com:', password],
+          ['Repeat it:', password],
+        ],
+      )
+      expect(screen, screen).toContain(`Set the dashboard password of ${email}`)
+      expect(screen).toContain('EXIT=0')
+      expect(screen).not.toContain(password)
+    },
+  )
 
   it('gives every command its own help, and exits 0', async () => {
     for (const command of [
