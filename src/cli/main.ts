@@ -107,7 +107,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   const state = { running: false }
   const cli = program(io, state)
   if (argv.length === 0) {
-    io.out(cli.helpInformation().trimEnd())
+    cli.outputHelp()
     return 0
   }
   try {

@@ -240,6 +240,10 @@ describeDb('admin CLI pet-service', () => {
       expect(res.code, command.join(' ')).toBe(0)
       expect(res.stdout, command.join(' ')).toContain(`Usage: pet-service ${command.join(' ')}`)
     }
+    const bare = await runPetService([], env)
+    expect(bare.code).toBe(0)
+    expect(bare.stdout).toContain('Usage: pet-service')
+    expect(bare.stdout).toContain('Only serve and migrate')
     const keys = await runPetService(['keys', 'create', '--help'], env)
     for (const flag of ['--account', '--name', '--scope', '--expires-in-days', '--json'])
       expect(keys.stdout).toContain(flag)

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { pkcePair } from '../oauth/oauth-helpers.ts'
 import { chromiumPath, launchChromium, screenshot } from './browser.ts'
 
 /**
@@ -13,6 +14,8 @@ const executablePath = chromiumPath()
 const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
 const PHONE = 390
 const CALLBACK = 'https://portal.example.com/oauth/callback'
+const EMAIL = 'margaret.hamilton.apollo-guidance@example.com'
+const PASSWORD = 'lighthouse-harbour-37'
 
 suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {
   let t: TestApp
@@ -63,8 +66,8 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
   })
 
   it('fits every page of a signed-in account with data in its tables', async () => {
-    await page.getByLabel('Email').fill('margaret.hamilton.apollo-guidance@example.com')
-    await page.getByLabel('Password').fill('lighthouse-harbour-37')
+    await page.getByLabel('Email').fill(EMAIL)
+    await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL(/notice=welcome/)
 
@@ -102,6 +105,33 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
     }
     await api('/v1/user', { name: 'Ann Lee', email: 'ann@example.com' })
 
+    // An app this account authorised (authorization code + PKCE), for the grants table.
+    const { challenge } = pkcePair()
+    await page.route(`${CALLBACK}**`, (route) =>
+      route.fulfill({ contentType: 'text/plain', body: 'callback' }),
+    )
+    const authorize = new URL(`${base}/oauth/authorize`)
+    const clientId = (await page.getByTestId('client-id').textContent()) ?? ''
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      scope: 'read:pets',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'phone',
+    }))
+      authorize.searchParams.set(k, v)
+    await page.goto(authorize.toString())
+    await page.getByLabel('Email').fill(EMAIL)
+    await page.getByLabel('Password').fill(PASSWORD)
+    widths['oauth-sign-in'] = await pageWidth('oauth-sign-in')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Allow' }).waitFor()
+    widths['oauth-consent'] = await pageWidth('oauth-consent')
+    await page.getByRole('button', { name: 'Allow' }).click()
+    await page.waitForURL(`${CALLBACK}**`)
+
     await page.goto(`${base}/dashboard/keys`)
     const revoke = await page.getByRole('link', { name: /^Revoke Checkout/ }).getAttribute('href')
     const roll = await page.getByRole('link', { name: /^Roll Checkout/ }).getAttribute('href')
@@ -133,5 +163,7 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
     // The tables are there (with their data), scrolling inside their own box when wider.
     await page.goto(`${base}/dashboard/pets`)
     expect(await page.getByTestId('pets-table').textContent()).toContain('Sir Reginald Fluffington III')
+    await page.goto(`${base}/dashboard/clients`)
+    expect(await page.getByTestId('grants-table').textContent()).toContain('Vet clinic portal')
   })
 })
