@@ -121,7 +121,7 @@ describeDb('admin CLI pet-service', () => {
       ['keys', 'revoke'],
     ]) {
       const res = await runPetService(args, env)
-      expect(res.code, args.join(' ')).toBe(2)
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2)
       expect(res.stderr.length, args.join(' ')).toBeGreaterThan(10)
     }
     const scope = await runPetService(
@@ -171,7 +171,7 @@ describeDb('admin CLI pet-service', () => {
       env,
       'lighthouse-harbour-37\n',
     )
-    expect(unknown.code).toBe(2)
+    expect(unknown.code, unknown.stderr).toBe(2)
     expect(unknown.stderr).toContain('No account for nobody@example.com')
     const empty = await runPetService(['accounts', 'set-password', '--email', email], env, '')
     expect(empty.code).toBe(2)
