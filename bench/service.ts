@@ -85,6 +85,8 @@ export async function adminCli(databaseUrl: string, args: string[]): Promise<str
 
 /** An unrestricted API key of the bench account, made with the admin CLI. */
 export async function createApiKey(databaseUrl: string): Promise<string> {
+  // Only migrate (and serve) create a database that does not exist yet.
+  await adminCli(databaseUrl, ['migrate'])
   const out = await adminCli(databaseUrl, ['keys', 'create', '--account', BENCH_ACCOUNT, '--json'])
   const parsed = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { api_key?: string }
   if (parsed.api_key === undefined) throw new Error(`keys create printed no api_key: ${out}`)

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { Command, CommanderError, Help } from 'commander'
 import {
   DEFAULT_BASE_URL,
   type PetService,
@@ -29,9 +29,11 @@ Usage:
   petctl users list [--limit N] [--starting-after ID] [--email E] [--all]
   petctl token [--scope "read:pets write:pets"]    print an OAuth access token
 
+  petctl COMMAND --help    a command's own options and examples (petctl pets create --help)
+
 Connection (flags win over the environment):
   --url URL               PET_SERVICE_URL (default ${DEFAULT_BASE_URL})
-  --api-key KEY           PET_SERVICE_API_KEY (v1 operations)
+  --api-key KEY           PET_SERVICE_API_KEY (v1 operations: every command but token and --v2)
   --client-id ID          PET_SERVICE_CLIENT_ID      OAuth client credentials: tokens are
   --client-secret SECRET  PET_SERVICE_CLIENT_SECRET  fetched for token and --v2
   --scope SCOPES          PET_SERVICE_SCOPE
@@ -41,13 +43,11 @@ Connection (flags win over the environment):
 
 Output and requests:
   --json                  print the API's JSON instead of a table
-  --all                   list every page (a progress count on a terminal)
   --timeout MS            per attempt (default 30000)
   --max-retries N         retries on network errors, 409 in progress, 429 and 5xx (default 2)
-  --idempotency-key KEY   for create (one is generated otherwise)
-  --if-match ETAG         for update and delete: refuse (412) if the object changed
 
-Exit status: 0 on success, 1 when the API or network refuses, 2 on a usage error.
+Exit status: 0 on success, 1 when the API or network refuses, 2 on a usage error (checked
+before any request: a missing key, a malformed id or flag).
 `
 
 export interface Io {
@@ -62,77 +62,65 @@ export interface Io {
 
 class UsageError extends Error {}
 
-const OPTIONS = {
-  url: { type: 'string' },
-  config: { type: 'string' },
-  'api-key': { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  scope: { type: 'string' },
-  'access-token': { type: 'string' },
-  json: { type: 'boolean' },
-  all: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'max-retries': { type: 'string' },
-  'idempotency-key': { type: 'string' },
-  'if-match': { type: 'string' },
-  name: { type: 'string' },
-  species: { type: 'string' },
-  breed: { type: 'string' },
-  'owner-id': { type: 'string' },
-  status: { type: 'string' },
-  email: { type: 'string' },
-  phone: { type: 'string' },
-  limit: { type: 'string' },
-  'starting-after': { type: 'string' },
-  v2: { type: 'boolean' },
-  'photo-url': { type: 'string', multiple: true },
-  tag: { type: 'string', multiple: true },
-  category: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const
-
-type Values = ReturnType<typeof parse>['values']
-
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+/** Every option a command may have: the global ones and its own (commander camel-cases them). */
+interface Values {
+  url?: string
+  config?: string
+  apiKey?: string
+  clientId?: string
+  clientSecret?: string
+  scope?: string
+  accessToken?: string
+  json?: boolean
+  all?: boolean
+  timeout?: string
+  maxRetries?: string
+  idempotencyKey?: string
+  ifMatch?: string
+  name?: string
+  species?: string
+  breed?: string
+  ownerId?: string
+  status?: string
+  email?: string
+  phone?: string
+  limit?: string
+  startingAfter?: string
+  v2?: boolean
+  photoUrl?: string[]
+  tag?: string[]
+  category?: string
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/** What an action needs: the parsed options, a client, and where to print. */
+interface Run {
+  values: Values
+  io: Io
+  json: boolean
+  options: RequestOptions
+  /** The client, once the credentials that `needs` names are known to be there. */
+  client(needs: 'key' | 'oauth'): PetService
+}
+
+type Action = (run: Run, ...args: string[]) => Promise<void>
 
 /** Runs petctl; answers the exit status. */
 export async function run(argv: string[], io: Io): Promise<number> {
-  let parsed: ReturnType<typeof parse>
-  try {
-    parsed = parse(argv)
-  } catch (error) {
-    io.err(`${error instanceof Error ? error.message : String(error)}\n\nRun petctl --help for usage.`)
-    return 2
-  }
-  const { values, positionals } = parsed
-  const [resource, action, id, ...extra] = positionals
-  if (values.help === true || resource === undefined || resource === 'help') {
+  const program = buildProgram(io)
+  if (argv.length === 0) {
     io.out(HELP)
     return 0
   }
   try {
-    if (extra.length > 0) throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}.`)
-    const client = (io.client ?? ((o) => new PetServiceClient(o)))(clientOptions(values, io.env))
-    const options = requestOptions(values)
-    const json = values.json === true
-    switch (resource) {
-      case 'pets':
-        return await pets(client, action, id, values, options, io, json)
-      case 'users':
-        return await users(client, action, id, values, options, io, json)
-      case 'token': {
-        if (action !== undefined) throw new UsageError('Usage: petctl token [--scope SCOPES] [--json]')
-        const token = await client.oauth.token(options)
-        io.out(json ? JSON.stringify(token, null, 2) : token.access_token)
-        return 0
-      }
-      default:
-        throw new UsageError(`Unknown command ${JSON.stringify(resource)}.`)
-    }
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
   } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander printed the message, with a suggestion for a typo.
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2
+    }
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\nRun petctl --help for usage.`)
       return 2
@@ -142,6 +130,157 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return 1
     }
     throw error
+  }
+}
+
+function buildProgram(io: Io): Command {
+  const program = new Command('petctl')
+    .description('the Pet Service from the command line')
+    .configureOutput({
+      writeOut: (text) => io.out(text.trimEnd()),
+      writeErr: (text) => io.err(text.trimEnd()),
+    })
+    .configureHelp({
+      showGlobalOptions: true,
+      // The overview above for petctl itself; commander's own for each command.
+      formatHelp: (cmd, helper) =>
+        cmd.parent === null ? HELP : Help.prototype.formatHelp.call(helper, cmd, helper),
+    })
+    .exitOverride()
+    .showHelpAfterError('(petctl --help lists every command; add --help to a command for its options)')
+    .option('--url <url>', 'PET_SERVICE_URL')
+    .option('--config <path>', 'PET_SERVICE_CONFIG')
+    .option('--api-key <key>', 'PET_SERVICE_API_KEY (v1 operations)')
+    .option('--client-id <id>', 'PET_SERVICE_CLIENT_ID')
+    .option('--client-secret <secret>', 'PET_SERVICE_CLIENT_SECRET')
+    .option('--scope <scopes>', 'PET_SERVICE_SCOPE')
+    .option('--access-token <token>', 'PET_SERVICE_ACCESS_TOKEN')
+    .option('--json', "print the API's JSON instead of a table")
+    .option('--timeout <ms>', 'per attempt (default 30000)')
+    .option('--max-retries <n>', 'retries on network errors, 409 in progress, 429 and 5xx (default 2)')
+
+  /** A leaf command whose action gets the merged options and a lazily checked client. */
+  const leaf = (parent: Command, name: string, description: string, action: Action) =>
+    parent
+      .command(name)
+      .description(description)
+      .action(async (...args: unknown[]) => {
+        const command = args.at(-1) as Command
+        const values = command.optsWithGlobals<Values>()
+        const positionals = args.slice(0, -2) as string[]
+        await action(context(values, io, command), ...positionals)
+      })
+
+  const pets = program.command('pets').description('pets (v1, API key; update --v2: Petstore, OAuth)')
+  leaf(pets, 'create', 'create a pet (POST /v1/pet)', petsCreate)
+    .option('--name <name>', 'required')
+    .option('--species <species>')
+    .option('--breed <breed>')
+    .option('--owner-id <user-id>', 'a user of your account (usr_…)')
+    .option('--status <status>', 'available (default), pending or sold')
+    .option('--idempotency-key <key>', 'one is generated otherwise')
+    .addHelpText('after', '\nExample:\n  petctl pets create --name Rex --species dog --breed collie')
+  leaf(pets, 'get', 'show a pet (GET /v1/pet/ID)', petsGet).argument('<id>', 'the pet id')
+  leaf(pets, 'update', 'change a pet: some fields (PATCH /v1/pet/ID), or all of it with --v2', petsUpdate)
+    .argument('<id>', 'the pet id')
+    .option('--name <name>')
+    .option('--species <species>', '"" clears it')
+    .option('--breed <breed>', '"" clears it')
+    .option('--owner-id <user-id>', '"" clears it')
+    .option('--status <status>', 'available, pending or sold')
+    .option('--if-match <etag>', 'refuse (412) if the pet changed since this ETag')
+    .option('--v2', 'PUT /v2/pet: replace the whole pet (Petstore body, OAuth token)')
+    .option('--photo-url <url>', 'with --v2; repeat for several', collect)
+    .option('--tag <name>', 'with --v2; repeat for several', collect)
+    .option('--category <name>', 'with --v2')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  petctl pets update 1 --status pending --breed ''\n  petctl pets update 1 --v2 --name Rex --photo-url https://example.com/rex.jpg --scope write:pets",
+    )
+  leaf(pets, 'delete', 'delete a pet (DELETE /v1/pet/ID)', petsDelete)
+    .argument('<id>', 'the pet id')
+    .option('--if-match <etag>', 'refuse (412) if the pet changed since this ETag')
+  leaf(pets, 'list', 'list pets, newest first (GET /v1/pet)', petsList)
+    .option('--limit <n>', 'page size, 1-100 (default 10)')
+    .option('--starting-after <id>', 'the last id of the previous page')
+    .option('--status <status>', 'available, pending or sold')
+    .option('--species <species>')
+    .option('--owner-id <user-id>')
+    .option('--all', 'every page (a progress count on a terminal)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  petctl pets list --limit 20 --species dog\n  petctl pets list --all --json',
+    )
+
+  const users = program.command('users').description('users, the pet owners (v1, API key)')
+  leaf(users, 'create', 'create a user (POST /v1/user)', usersCreate)
+    .option('--name <name>', 'required')
+    .option('--email <email>')
+    .option('--phone <phone>')
+    .option('--idempotency-key <key>', 'one is generated otherwise')
+  leaf(users, 'get', 'show a user (GET /v1/user/ID)', usersGet).argument('<id>', 'the user id (usr_…)')
+  leaf(users, 'update', 'change some fields of a user (PATCH /v1/user/ID)', usersUpdate)
+    .argument('<id>', 'the user id (usr_…)')
+    .option('--name <name>')
+    .option('--email <email>', '"" clears it')
+    .option('--phone <phone>', '"" clears it')
+    .option('--if-match <etag>', 'refuse (412) if the user changed since this ETag')
+  leaf(users, 'delete', 'delete a user (refused while pets name it as owner)', usersDelete)
+    .argument('<id>', 'the user id (usr_…)')
+    .option('--if-match <etag>', 'refuse (412) if the user changed since this ETag')
+  leaf(users, 'list', 'list users, newest first (GET /v1/user)', usersList)
+    .option('--limit <n>', 'page size, 1-100 (default 10)')
+    .option('--starting-after <id>', 'the last id of the previous page')
+    .option('--email <email>', 'only users with this email')
+    .option('--all', 'every page (a progress count on a terminal)')
+
+  leaf(program, 'token', 'print an OAuth access token (client credentials grant)', token).addHelpText(
+    'after',
+    '\nExample:\n  PET_SERVICE_CLIENT_ID=pet_ci_... PET_SERVICE_CLIENT_SECRET=pet_cs_... petctl token --scope write:pets',
+  )
+  return program
+}
+
+function context(values: Values, io: Io, command: Command): Run {
+  const options = clientOptions(values, io.env)
+  const requestOptions: RequestOptions = {}
+  if (values.idempotencyKey !== undefined) requestOptions.idempotencyKey = values.idempotencyKey
+  if (values.ifMatch !== undefined) requestOptions.ifMatch = values.ifMatch
+  const name = `petctl ${command.parent?.name() === 'petctl' ? '' : `${command.parent?.name()} `}${command.name()}`
+  return {
+    values,
+    io,
+    json: values.json === true,
+    options: requestOptions,
+    client(needs) {
+      requireCredentials(options, needs, name)
+      return (io.client ?? ((o) => new PetServiceClient(o)))(options)
+    },
+  }
+}
+
+/** Refuses, before any request, a command whose credentials are missing or of the wrong kind. */
+function requireCredentials(options: PetServiceOptions, needs: 'key' | 'oauth', command: string): void {
+  if (needs === 'key') {
+    if (options.apiKey === undefined) {
+      throw new UsageError(
+        `${command} needs an API key: set PET_SERVICE_API_KEY or pass --api-key (pet-service keys create --account you@example.com, or the dashboard's API keys page, makes one).`,
+      )
+    }
+    if (!options.apiKey.startsWith('pet_sk_')) {
+      const what = options.apiKey.startsWith('eyJ')
+        ? 'an OAuth access token (use it with --access-token, for token and --v2)'
+        : options.apiKey.startsWith('pet_ci_')
+          ? 'an OAuth client id (use it with --client-id)'
+          : 'not an API key'
+      throw new UsageError(`The API key given is ${what}; API keys start with pet_sk_.`)
+    }
+    return
+  }
+  if (options.accessToken === undefined && options.clientId === undefined) {
+    throw new UsageError(
+      `${command} needs OAuth credentials: PET_SERVICE_CLIENT_ID and PET_SERVICE_CLIENT_SECRET (pet-service clients create --account you@example.com, or the dashboard's OAuth apps page, makes them), or PET_SERVICE_ACCESS_TOKEN.`,
+    )
   }
 }
 
@@ -192,11 +331,14 @@ function clientOptions(values: Values, env: Io['env']): PetServiceOptions {
     const value = flag ?? env[name] ?? file[name]
     return value === undefined || value === '' ? undefined : value
   }
-  const options: PetServiceOptions = { baseUrl: pick(values.url, 'PET_SERVICE_URL') ?? DEFAULT_BASE_URL }
-  const apiKey = pick(values['api-key'], 'PET_SERVICE_API_KEY')
-  const clientId = pick(values['client-id'], 'PET_SERVICE_CLIENT_ID')
-  const clientSecret = pick(values['client-secret'], 'PET_SERVICE_CLIENT_SECRET')
-  const accessToken = pick(values['access-token'], 'PET_SERVICE_ACCESS_TOKEN')
+  const baseUrl = pick(values.url, 'PET_SERVICE_URL') ?? DEFAULT_BASE_URL
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new UsageError(`The service URL must start with http:// or https://, not ${baseUrl}.`)
+  const options: PetServiceOptions = { baseUrl }
+  const apiKey = pick(values.apiKey, 'PET_SERVICE_API_KEY')
+  const clientId = pick(values.clientId, 'PET_SERVICE_CLIENT_ID')
+  const clientSecret = pick(values.clientSecret, 'PET_SERVICE_CLIENT_SECRET')
+  const accessToken = pick(values.accessToken, 'PET_SERVICE_ACCESS_TOKEN')
   const scope = pick(values.scope, 'PET_SERVICE_SCOPE')
   if (apiKey !== undefined) options.apiKey = apiKey
   if (accessToken !== undefined) options.accessToken = accessToken
@@ -208,15 +350,7 @@ function clientOptions(values: Values, env: Io['env']): PetServiceOptions {
   }
   if (scope !== undefined) options.scope = scope
   if (values.timeout !== undefined) options.timeout = integer(values.timeout, '--timeout', 1)
-  if (values['max-retries'] !== undefined)
-    options.maxRetries = integer(values['max-retries'], '--max-retries', 0)
-  return options
-}
-
-function requestOptions(values: Values): RequestOptions {
-  const options: RequestOptions = {}
-  if (values['idempotency-key'] !== undefined) options.idempotencyKey = values['idempotency-key']
-  if (values['if-match'] !== undefined) options.ifMatch = values['if-match']
+  if (values.maxRetries !== undefined) options.maxRetries = integer(values.maxRetries, '--max-retries', 0)
   return options
 }
 
@@ -226,36 +360,30 @@ function integer(text: string, flag: string, min: number): number {
   return n
 }
 
-function requireId(id: string | undefined, usage: string): string {
-  if (id === undefined || id === '') throw new UsageError(`Usage: ${usage}`)
-  return id
-}
-
-function petId(id: string | undefined, usage: string): number {
-  const text = requireId(id, usage)
+function petId(text: string): number {
   const n = Number(text)
   if (!Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`A pet id is a positive whole number, not ${text}.`)
   return n
 }
 
+function userId(text: string): string {
+  if (!text.startsWith('usr_'))
+    throw new UsageError(`A user id starts with usr_ (see petctl users list), not ${JSON.stringify(text)}.`)
+  return text
+}
+
 /** Only the flags actually given, under their API names. */
-function fields(values: Values, names: Record<string, string>): Record<string, string> {
+function fields(values: Values, names: Partial<Record<keyof Values, string>>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [flag, field] of Object.entries(names)) {
-    const value = (values as Record<string, unknown>)[flag]
-    if (typeof value === 'string') out[field] = value
+    const value = values[flag as keyof Values]
+    if (typeof value === 'string' && field !== undefined) out[field] = value
   }
   return out
 }
 
-const PET_FIELDS = {
-  name: 'name',
-  species: 'species',
-  breed: 'breed',
-  'owner-id': 'owner_id',
-  status: 'status',
-}
+const PET_FIELDS = { name: 'name', species: 'species', breed: 'breed', ownerId: 'owner_id', status: 'status' }
 const USER_FIELDS = { name: 'name', email: 'email', phone: 'phone' }
 const PET_STATUSES = ['available', 'pending', 'sold'] as const
 type PetStatus = (typeof PET_STATUSES)[number]
@@ -263,135 +391,122 @@ type PetStatus = (typeof PET_STATUSES)[number]
 function status(text: string | undefined): PetStatus | undefined {
   if (text === undefined) return undefined
   if (!(PET_STATUSES as readonly string[]).includes(text))
-    throw new UsageError(`--status must be one of ${PET_STATUSES.join(', ')}.`)
+    throw new UsageError(`--status must be one of ${PET_STATUSES.join(', ')}, not ${text}.`)
   return text as PetStatus
 }
 
-async function pets(
-  client: PetService,
-  action: string | undefined,
-  id: string | undefined,
-  values: Values,
-  options: RequestOptions,
-  io: Io,
-  json: boolean,
-): Promise<number> {
-  const show = (pet: object) => io.out(json ? JSON.stringify(pet, null, 2) : record(pet as Row))
-  switch (action) {
-    case 'create': {
-      if (id !== undefined) throw new UsageError('pets create takes no id; the service assigns one.')
-      if (values.name === undefined) throw new UsageError('Usage: petctl pets create --name NAME [...]')
-      status(values.status)
-      const pet = await client.pets.create(
-        { ...fields(values, PET_FIELDS), name: values.name } as Parameters<typeof client.pets.create>[0],
-        options,
-      )
-      show(pet)
-      return 0
-    }
-    case 'get':
-      show(await client.pets.get(petId(id, 'petctl pets get ID'), options))
-      return 0
-    case 'update': {
-      const petIdValue = petId(id, 'petctl pets update ID [--name N] ...')
-      status(values.status)
-      if (values.v2 === true || values['photo-url'] !== undefined || values.tag !== undefined) {
-        if (values.name === undefined)
-          throw new UsageError('--v2 replaces the whole pet: give --name (and --photo-url for each photo).')
-        const pet = await client.pets.update(
-          {
-            id: petIdValue,
-            name: values.name,
-            photoUrls: values['photo-url'] ?? [],
-            ...(values.status === undefined ? {} : { status: status(values.status) }),
-            ...(values.category === undefined ? {} : { category: { name: values.category } }),
-            ...(values.tag === undefined ? {} : { tags: values.tag.map((name) => ({ name })) }),
-            ...(values.species === undefined ? {} : { species: values.species }),
-            ...(values.breed === undefined ? {} : { breed: values.breed }),
-            ...(values['owner-id'] === undefined ? {} : { ownerId: values['owner-id'] }),
-          },
-          options,
-        )
-        show(pet)
-        return 0
-      }
-      const changes = fields(values, PET_FIELDS)
-      if (Object.keys(changes).length === 0)
-        throw new UsageError('Nothing to change: give --name, --species, --breed, --owner-id or --status.')
-      show(await client.pets.update(petIdValue, changes, options))
-      return 0
-    }
-    case 'delete': {
-      const deleted = await client.pets.delete(petId(id, 'petctl pets delete ID'), options)
-      io.out(json ? JSON.stringify(deleted, null, 2) : `Deleted pet ${deleted.id}.`)
-      return 0
-    }
-    case 'list': {
-      if (id !== undefined) throw new UsageError('pets list takes no id; use --starting-after.')
-      const params = {
-        ...(values.limit === undefined ? {} : { limit: integer(values.limit, '--limit', 1) }),
-        ...(values['starting-after'] === undefined
-          ? {}
-          : { starting_after: integer(values['starting-after'], '--starting-after', 1) }),
-        ...(values.status === undefined ? {} : { status: status(values.status) }),
-        ...(values.species === undefined ? {} : { species: values.species }),
-        ...(values['owner-id'] === undefined ? {} : { owner_id: values['owner-id'] }),
-      }
-      // --all walks every page: the largest page size makes that the fewest requests.
-      const list = client.pets.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, options)
-      return await printList(list, values.all === true, 'pets', PET_COLUMNS, io, json)
-    }
-    default:
-      throw new UsageError('Usage: petctl pets create|get|update|delete|list ...')
-  }
+const show = (run: Run, object: object) =>
+  run.io.out(run.json ? JSON.stringify(object, null, 2) : record(object as Row))
+
+async function petsCreate(run: Run): Promise<void> {
+  const { values } = run
+  if (values.name === undefined) throw new UsageError('petctl pets create needs --name NAME.')
+  status(values.status)
+  const client = run.client('key')
+  const body = { ...fields(values, PET_FIELDS), name: values.name }
+  show(run, await client.pets.create(body as Parameters<typeof client.pets.create>[0], run.options))
 }
 
-async function users(
-  client: PetService,
-  action: string | undefined,
-  id: string | undefined,
-  values: Values,
-  options: RequestOptions,
-  io: Io,
-  json: boolean,
-): Promise<number> {
-  const show = (user: object) => io.out(json ? JSON.stringify(user, null, 2) : record(user as Row))
-  switch (action) {
-    case 'create': {
-      if (id !== undefined) throw new UsageError('users create takes no id; the service assigns one.')
-      if (values.name === undefined) throw new UsageError('Usage: petctl users create --name NAME [...]')
-      show(await client.users.create({ ...fields(values, USER_FIELDS), name: values.name }, options))
-      return 0
-    }
-    case 'get':
-      show(await client.users.get(requireId(id, 'petctl users get ID'), options))
-      return 0
-    case 'update': {
-      const userId = requireId(id, 'petctl users update ID [--name N] [--email E] [--phone P]')
-      const changes = fields(values, USER_FIELDS)
-      if (Object.keys(changes).length === 0)
-        throw new UsageError('Nothing to change: give --name, --email or --phone.')
-      show(await client.users.update(userId, changes, options))
-      return 0
-    }
-    case 'delete': {
-      const deleted = await client.users.delete(requireId(id, 'petctl users delete ID'), options)
-      io.out(json ? JSON.stringify(deleted, null, 2) : `Deleted user ${deleted.id}.`)
-      return 0
-    }
-    case 'list': {
-      if (id !== undefined) throw new UsageError('users list takes no id; use --starting-after.')
-      const params = {
-        ...(values.limit === undefined ? {} : { limit: integer(values.limit, '--limit', 1) }),
-        ...(values['starting-after'] === undefined ? {} : { starting_after: values['starting-after'] }),
-        ...(values.email === undefined ? {} : { email: values.email }),
-      }
-      const list = client.users.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, options)
-      return await printList(list, values.all === true, 'users', USER_COLUMNS, io, json)
-    }
-    default:
-      throw new UsageError('Usage: petctl users create|get|update|delete|list ...')
+async function petsGet(run: Run, id: string): Promise<void> {
+  const pet = petId(id)
+  show(run, await run.client('key').pets.get(pet, run.options))
+}
+
+async function petsUpdate(run: Run, id: string): Promise<void> {
+  const { values } = run
+  const pet = petId(id)
+  status(values.status)
+  if (values.v2 === true || values.photoUrl !== undefined || values.tag !== undefined) {
+    if (values.name === undefined)
+      throw new UsageError('--v2 replaces the whole pet: give --name (and --photo-url for each photo).')
+    const replaced = await run.client('oauth').pets.update(
+      {
+        id: pet,
+        name: values.name,
+        photoUrls: values.photoUrl ?? [],
+        ...(values.status === undefined ? {} : { status: status(values.status) }),
+        ...(values.category === undefined ? {} : { category: { name: values.category } }),
+        ...(values.tag === undefined ? {} : { tags: values.tag.map((name) => ({ name })) }),
+        ...(values.species === undefined ? {} : { species: values.species }),
+        ...(values.breed === undefined ? {} : { breed: values.breed }),
+        ...(values.ownerId === undefined ? {} : { ownerId: values.ownerId }),
+      },
+      run.options,
+    )
+    show(run, replaced)
+    return
   }
+  const changes = fields(values, PET_FIELDS)
+  if (Object.keys(changes).length === 0)
+    throw new UsageError('Nothing to change: give --name, --species, --breed, --owner-id or --status.')
+  show(run, await run.client('key').pets.update(pet, changes, run.options))
+}
+
+async function petsDelete(run: Run, id: string): Promise<void> {
+  const deleted = await run.client('key').pets.delete(petId(id), run.options)
+  run.io.out(run.json ? JSON.stringify(deleted, null, 2) : `Deleted pet ${deleted.id}.`)
+}
+
+async function petsList(run: Run): Promise<void> {
+  const { values } = run
+  const params = {
+    ...(values.limit === undefined ? {} : { limit: integer(values.limit, '--limit', 1) }),
+    ...(values.startingAfter === undefined
+      ? {}
+      : { starting_after: integer(values.startingAfter, '--starting-after', 1) }),
+    ...(values.status === undefined ? {} : { status: status(values.status) }),
+    ...(values.species === undefined ? {} : { species: values.species }),
+    ...(values.ownerId === undefined ? {} : { owner_id: values.ownerId }),
+  }
+  // --all walks every page: the largest page size makes that the fewest requests.
+  const list = run
+    .client('key')
+    .pets.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, run.options)
+  await printList(list, values.all === true, 'pets', PET_COLUMNS, run)
+}
+
+async function usersCreate(run: Run): Promise<void> {
+  const { values } = run
+  if (values.name === undefined) throw new UsageError('petctl users create needs --name NAME.')
+  show(
+    run,
+    await run.client('key').users.create({ ...fields(values, USER_FIELDS), name: values.name }, run.options),
+  )
+}
+
+async function usersGet(run: Run, id: string): Promise<void> {
+  show(run, await run.client('key').users.get(userId(id), run.options))
+}
+
+async function usersUpdate(run: Run, id: string): Promise<void> {
+  const user = userId(id)
+  const changes = fields(run.values, USER_FIELDS)
+  if (Object.keys(changes).length === 0)
+    throw new UsageError('Nothing to change: give --name, --email or --phone.')
+  show(run, await run.client('key').users.update(user, changes, run.options))
+}
+
+async function usersDelete(run: Run, id: string): Promise<void> {
+  const deleted = await run.client('key').users.delete(userId(id), run.options)
+  run.io.out(run.json ? JSON.stringify(deleted, null, 2) : `Deleted user ${deleted.id}.`)
+}
+
+async function usersList(run: Run): Promise<void> {
+  const { values } = run
+  const params = {
+    ...(values.limit === undefined ? {} : { limit: integer(values.limit, '--limit', 1) }),
+    ...(values.startingAfter === undefined ? {} : { starting_after: userId(values.startingAfter) }),
+    ...(values.email === undefined ? {} : { email: values.email }),
+  }
+  const list = run
+    .client('key')
+    .users.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, run.options)
+  await printList(list, values.all === true, 'users', USER_COLUMNS, run)
+}
+
+async function token(run: Run): Promise<void> {
+  const issued = await run.client('oauth').oauth.token(run.options)
+  run.io.out(run.json ? JSON.stringify(issued, null, 2) : issued.access_token)
 }
 
 /** One page (as the API answered it), or with --all every item of every page. */
@@ -400,9 +515,8 @@ async function printList<T extends object>(
   all: boolean,
   noun: string,
   columns: string[],
-  io: Io,
-  json: boolean,
-): Promise<number> {
+  { io, json }: Run,
+): Promise<void> {
   if (!all) {
     const page = await list
     if (json) io.out(JSON.stringify(page, null, 2))
@@ -410,7 +524,7 @@ async function printList<T extends object>(
       io.out(page.data.length === 0 ? `No ${noun}.` : table(page.data as Row[], columns))
       if (page.has_more) io.out(`(more: --starting-after ${String((page.data.at(-1) as Row).id)}, or --all)`)
     }
-    return 0
+    return
   }
   const items: T[] = []
   for await (const item of list) {
@@ -420,7 +534,6 @@ async function printList<T extends object>(
   if (io.progress) io.err(`\rFetched ${items.length} ${noun}.  \n`)
   if (json) io.out(JSON.stringify(items, null, 2))
   else io.out(items.length === 0 ? `No ${noun}.` : table(items as Row[], columns))
-  return 0
 }
 
 /** The process entry (bin/petctl.js). */

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util'
-import { findAccountByEmail, findOrCreateAccount, isEmail } from '../accounts/accounts-repository.ts'
+import type { Command } from 'commander'
+import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-repository.ts'
 import { parseScopes } from '../auth/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import {
@@ -12,108 +12,111 @@ import {
 } from '../oauth/clients-service.ts'
 import { RevocationList } from '../oauth/revocations.ts'
 import { TTL } from '../oauth/ttl.ts'
+import { type CliIo, UsageError } from './cli-io.ts'
+import { requireEmail } from './emails.ts'
 
-export class ClientsUsageError extends Error {}
+type WithDb = (work: (db: Db) => Promise<void>) => Promise<void>
 
-type Out = (line: string) => void
-
-function requireEmail(value: string | undefined): string {
-  if (value === undefined || !isEmail(value))
-    throw new ClientsUsageError('--account must be an email address.')
-  return value
+interface CreateOptions {
+  account?: string
+  name?: string
+  scope?: string
+  redirectUri?: string[]
+  json?: boolean
 }
 
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
 /** `pet-service clients create|list|delete`: OAuth clients without the dashboard. */
-export async function runClientsCommand(
-  db: Db,
-  sub: string,
-  args: string[],
-  out: Out,
-  port: number,
-): Promise<number> {
-  switch (sub) {
-    case 'create': {
-      const { values } = parseArgs({
-        args,
-        options: {
-          account: { type: 'string' },
-          name: { type: 'string' },
-          scope: { type: 'string' },
-          'redirect-uri': { type: 'string', multiple: true },
-          json: { type: 'boolean' },
-        },
-      })
-      const email = requireEmail(values.account)
-      const parsed = parseScopes(values.scope ?? '')
-      if (parsed.unknown.length > 0) {
-        throw new ClientsUsageError(
-          `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: read:pets write:pets read:users write:users.`,
-        )
-      }
-      const { account } = await findOrCreateAccount(db, email)
-      let created: Awaited<ReturnType<typeof createClient>>
-      try {
-        created = await createClient(db, {
-          accountId: account.id,
-          ...(values.name === undefined ? {} : { name: values.name }),
-          scopes: parsed.scopes,
-          redirectUris: values['redirect-uri'] ?? [],
-        })
-      } catch (error) {
-        if (error instanceof ClientInputError) throw new ClientsUsageError(error.message)
-        throw error
-      }
-      const { clientSecret, info } = created
-      if (values.json) {
-        out(JSON.stringify({ ...info, client_secret: clientSecret, email: account.email }))
-      } else {
-        out(
-          `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials http://localhost:${port}/oauth/token`,
-        )
-      }
-      return 0
-    }
-    case 'list': {
-      const { values } = parseArgs({
-        args,
-        options: { account: { type: 'string' }, json: { type: 'boolean' } },
-      })
-      let clients: Awaited<ReturnType<typeof listEveryClient>>
-      let whose = 'any account'
-      if (values.account === undefined) clients = await listEveryClient(db)
-      else {
-        const email = requireEmail(values.account)
-        const account = await findAccountByEmail(db, email)
-        if (account === undefined) throw new ClientsUsageError(`No account for ${email}.`)
-        clients = await listClientsOfAccount(db, account.id)
-        whose = email
-      }
-      if (values.json) out(JSON.stringify(clients))
-      else if (clients.length === 0) out(`No OAuth clients for ${whose}.`)
-      else {
-        for (const c of clients) {
-          out(
-            `${c.client_id}  ${c.name}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
+export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, port: () => number): void {
+  const clients = program.command('clients').description('OAuth clients (v2)')
+  clients
+    .command('create')
+    .description('create an OAuth client, and its account if there is none; the secret is shown once')
+    .option('--account <email>', "the account's email (required)")
+    .option('--name <name>', 'shown on the consent page')
+    .option('--scope <scopes>', 'scopes it may ask for (default: all four)')
+    .option('--redirect-uri <uri>', 'for the authorization code flow; repeat for several', collect)
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      '\nExample:\n  pet-service clients create --account me@example.com --scope "read:pets write:pets" --json',
+    )
+    .action((options: CreateOptions) =>
+      withDb(async (db) => {
+        const email = requireEmail(options.account, '--account')
+        const parsed = parseScopes(options.scope ?? '')
+        if (parsed.unknown.length > 0) {
+          throw new UsageError(
+            `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: read:pets write:pets read:users write:users.`,
           )
         }
-      }
-      return 0
-    }
-    case 'delete': {
-      const id = args[0]
-      if (id === undefined)
-        throw new ClientsUsageError('Usage: pet-service clients delete CLIENT_ID (see clients list).')
-      if ((await findClient(db, id)) === undefined)
-        throw new ClientsUsageError(`No OAuth client with id ${id}.`)
-      const revocations = new RevocationList(db, { pollMs: 1000 })
-      await removeClient(db, id, {
-        onDeleted: (clientId) =>
-          revocations.revoke(`client:${clientId}`, new Date(Date.now() + TTL.accessToken * 1000 + 60_000)),
-      })
-      out(`Deleted ${id}; its tokens are refused from now on (within 5 s on running instances).`)
-      return 0
-    }
-    default:
-      throw new ClientsUsageError(`Unknown command "clients ${sub}": use clients create, list or delete.`)
-  }
+        const { account } = await findOrCreateAccount(db, email)
+        let created: Awaited<ReturnType<typeof createClient>>
+        try {
+          created = await createClient(db, {
+            accountId: account.id,
+            ...(options.name === undefined ? {} : { name: options.name }),
+            scopes: parsed.scopes,
+            redirectUris: options.redirectUri ?? [],
+          })
+        } catch (error) {
+          if (error instanceof ClientInputError) throw new UsageError(error.message)
+          throw error
+        }
+        const { clientSecret, info } = created
+        if (options.json) {
+          io.out(JSON.stringify({ ...info, client_secret: clientSecret, email: account.email }))
+        } else {
+          io.out(
+            `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nFor petctl and the client libraries:\n\n  export PET_SERVICE_CLIENT_ID=${info.client_id} PET_SERVICE_CLIENT_SECRET=${clientSecret}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials http://localhost:${port()}/oauth/token`,
+          )
+        }
+      }),
+    )
+
+  clients
+    .command('list')
+    .description("list one account's OAuth clients, or every account's")
+    .option('--account <email>', "only this account's")
+    .option('--json', 'print the result as JSON')
+    .action((options: { account?: string; json?: boolean }) =>
+      withDb(async (db) => {
+        let found: Awaited<ReturnType<typeof listEveryClient>>
+        let whose = 'any account'
+        if (options.account === undefined) found = await listEveryClient(db)
+        else {
+          const email = requireEmail(options.account, '--account')
+          const account = await findAccountByEmail(db, email)
+          if (account === undefined) throw new UsageError(`No account for ${email}.`)
+          found = await listClientsOfAccount(db, account.id)
+          whose = email
+        }
+        if (options.json) io.out(JSON.stringify(found))
+        else if (found.length === 0) io.out(`No OAuth clients for ${whose}.`)
+        else {
+          for (const c of found) {
+            io.out(
+              `${c.client_id}  ${c.name}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
+            )
+          }
+        }
+      }),
+    )
+
+  clients
+    .command('delete')
+    .description('delete a client; its tokens stop working')
+    .argument('<client-id>', 'the client id, pet_ci_… (see clients list)')
+    .action((id: string) =>
+      withDb(async (db) => {
+        if ((await findClient(db, id)) === undefined) throw new UsageError(`No OAuth client with id ${id}.`)
+        const revocations = new RevocationList(db, { pollMs: 1000 })
+        await removeClient(db, id, {
+          onDeleted: (clientId) =>
+            revocations.revoke(`client:${clientId}`, new Date(Date.now() + TTL.accessToken * 1000 + 60_000)),
+        })
+        io.out(`Deleted ${id}; its tokens are refused from now on (within 5 s on running instances).`)
+      }),
+    )
 }

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { SCOPES } from '../auth/scopes.ts'
+import { ASSETS_DIR } from '../dashboard/assets-dir.ts'
 import { Problem } from '../schemas/common.ts'
 
 /**
@@ -60,13 +62,15 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           },
         },
       },
+      // v2 keeps the Swagger Petstore's own tags (`pet`, `store`, `user`: generated Petstore
+      // clients group operations by them); v1 uses the same names with a `v1-` prefix.
       tags: [
-        { name: 'Pets (v1)', description: 'Create and manage pets with an API key.' },
-        { name: 'Users (v1)', description: 'Pet owners in your account.' },
+        { name: 'v1-pet', description: 'v1: create and manage pets with an API key.' },
+        { name: 'v1-user', description: 'v1: pet owners in your account, with an API key.' },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },
-        { name: 'Operations', description: 'Health, readiness and error descriptions.' },
+        { name: 'service', description: 'Health, readiness and error descriptions.' },
       ],
     },
     refResolver: {
@@ -74,6 +78,25 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  const icon = readFileSync(new URL('icon.svg', ASSETS_DIR))
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // The plugin's policy ends with `upgrade-insecure-requests`: served over plain http under
+    // any host name but localhost, the browser then asks for every asset over https and the
+    // page stays blank. Whoever serves https sends no http links anyway.
+    transformStaticCSP: (policy) => policy.replace(/\s*upgrade-insecure-requests;?/, ''),
+    logo: { type: 'image/svg+xml', content: icon, href: '/docs' },
+    theme: {
+      title: 'Pet Service API reference',
+      favicon: [{ filename: 'icon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: icon }],
+      css: [{ filename: 'pet-service.css', content: DOCS_CSS }],
+    },
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
+
+/** The product's name beside its logo in Swagger UI's top bar (the logo alone has no text). */
+const DOCS_CSS = `.swagger-ui .topbar .topbar-wrapper > a.link { gap: 10px; text-decoration: none; }
+.swagger-ui .topbar .topbar-wrapper > a.link::after { content: 'Pet Service API'; color: #fff; font: 600 1.1em sans-serif; }
+.swagger-ui .topbar { background: #312e81; }`

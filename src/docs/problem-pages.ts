@@ -10,7 +10,7 @@ export async function problemPages(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Describe an error code',
-        tags: ['Operations'],
+        tags: ['service'],
         params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
         response: {
           200: Type.Object({

@@ -199,7 +199,15 @@ export function fieldErrors(validation: AjvError[]): FieldError[] {
   })
 }
 
-function validationError(validation: AjvError[], context: string, _request: FastifyRequest): ApiError {
+/** A JSON text parsed as a form: its one "field name" is the whole document. */
+function jsonReadAsForm(param: string, request: FastifyRequest): boolean {
+  return (
+    /^\s*[[{]/.test(param) &&
+    String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')
+  )
+}
+
+function validationError(validation: AjvError[], context: string, request: FastifyRequest): ApiError {
   // The most actionable problem first: unknown names, then missing ones, then bad values.
   const rank = (e: AjvError) => (e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' ? 1 : 2)
   const sorted = [...validation].sort((a, b) => rank(a) - rank(b))
@@ -214,7 +222,9 @@ function validationError(validation: AjvError[], context: string, _request: Fast
     code = 'parameter_unknown'
     detail = /^owner($|[[.])/.test(param)
       ? `Unknown ${where} \`${param}\`: send \`owner_id\` with the id of a user of your account instead of a nested owner.`
-      : `Unknown ${where} \`${param}\`.`
+      : jsonReadAsForm(param, request)
+        ? `The body looks like JSON but was sent as form fields (Content-Type: application/x-www-form-urlencoded, what curl -d sends by default): add -H 'Content-Type: application/json'.`
+        : `Unknown ${where} \`${param}\`.`
   } else if (first.keyword === 'required') {
     code = 'parameter_missing'
     detail = `Missing required ${where} \`${param}\`.`

@@ -9,7 +9,7 @@ const Status = Type.Object({ status: Type.String() })
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { summary: 'Liveness: the process answers', tags: ['Operations'], response: { 200: Status } } },
+    { schema: { summary: 'Liveness: the process answers', tags: ['service'], response: { 200: Status } } },
     async () => ({ status: 'ok' }),
   )
   app.get(
@@ -17,7 +17,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Readiness: the database answers and the service is not shutting down',
-        tags: ['Operations'],
+        tags: ['service'],
         response: { 200: Status },
       },
     },

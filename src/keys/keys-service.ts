@@ -1,3 +1,4 @@
+import { wrongCredentialForV1 } from '../auth/credential-kinds.ts'
 import type { Principal } from '../auth/principal.ts'
 import { isScope, type Scope } from '../auth/scopes.ts'
 import type { Db } from '../db/schema.ts'
@@ -103,7 +104,8 @@ export class KeyAuthenticator {
     if (shape === 'malformed') {
       throw new ApiError(
         'api_key_invalid',
-        `Invalid API key: it must look like ${API_KEY_PREFIX}… followed by 36 letters and digits.`,
+        wrongCredentialForV1(apiKey) ??
+          `Invalid API key: it must look like ${API_KEY_PREFIX}… followed by 36 letters and digits.`,
       )
     }
     if (shape === 'bad_checksum') {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { wrongCredentialForV2 } from '../auth/credential-kinds.ts'
 import { hasScope } from '../auth/principal.ts'
 import { ApiError } from '../errors/api-error.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
@@ -84,6 +85,8 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
         { headers: { 'www-authenticate': BEARER_CHALLENGE } },
       )
     }
+    const wrongKind = wrongCredentialForV2(token)
+    if (wrongKind !== undefined) throw await countFailure(deps, request, invalidToken(wrongKind))
     try {
       const { claims, scopes } = await deps.verifier.verify(token)
       request.principal = {

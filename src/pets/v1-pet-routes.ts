@@ -17,7 +17,7 @@ import {
 import { toPetV1 } from './pet-views.ts'
 import { createPet, deletePet, getPet, listPets, updatePet } from './pets-service.ts'
 
-const tags = ['Pets (v1)']
+const tags = ['v1-pet']
 const security = API_KEY_SECURITY
 
 function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {

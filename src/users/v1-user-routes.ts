@@ -16,7 +16,7 @@ import {
 } from './user-schemas.ts'
 import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from './users-service.ts'
 
-const tags = ['Users (v1)']
+const tags = ['v1-user']
 const security = API_KEY_SECURITY
 
 function fieldsFromV1(body: Static<typeof UpdateUserBody>): UserFields {

@@ -1,13 +1,41 @@
-import { mkdtempSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
+import { SessionClient } from '../dashboard/session-client.ts'
 import { basic } from '../helpers/app.ts'
-import { runPetService } from '../helpers/cli.ts'
+import { PET_SERVICE_BIN, runPetService } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0
+
+/**
+ * Runs `command` in a terminal of a private tmux server, answering each prompt once it shows;
+ * answers what the screen shows at the end.
+ */
+async function inTerminal(command: string, answers: [prompt: string, line: string][]): Promise<string> {
+  const socket = `pet-service-test-${process.pid}-${Date.now()}`
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+  const screen = () => tmux('capture-pane', '-p', '-t', 'cli').stdout
+  const waitFor = async (text: string) => {
+    await expect.poll(screen, { timeout: 20_000, interval: 100 }).toContain(text)
+  }
+  tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '40', `${command}; echo EXIT=$?; sleep 60`)
+  try {
+    for (const [prompt, line] of answers) {
+      await waitFor(prompt)
+      tmux('send-keys', '-t', 'cli', line, 'Enter')
+    }
+    await waitFor('EXIT=')
+    return screen()
+  } finally {
+    tmux('kill-server')
+  }
+}
 
 describeDb('admin CLI pet-service', () => {
   let database: TestDatabase
@@ -93,7 +121,7 @@ describeDb('admin CLI pet-service', () => {
       ['keys', 'revoke'],
     ]) {
       const res = await runPetService(args, env)
-      expect(res.code, args.join(' ')).toBe(2)
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2)
       expect(res.stderr.length, args.join(' ')).toBeGreaterThan(10)
     }
     const scope = await runPetService(
@@ -121,6 +149,117 @@ describeDb('admin CLI pet-service', () => {
     }
   })
 
+  it('says on stderr which database every command used', async () => {
+    const res = await runPetService(['clients', 'list'], env)
+    expect(res.code, res.stderr).toBe(0)
+    const location = new URL(database.url)
+    location.username = ''
+    location.password = ''
+    expect(res.stderr).toContain(`database: ${location}\n`)
+    expect(res.stderr).not.toContain('created now')
+    expect(res.stdout).not.toContain('database:')
+  })
+
+  it('sets the password of an account made here (standard input), which then signs in to the dashboard', async () => {
+    const email = 'quickstart@example.com'
+    expect((await runPetService(['accounts', 'create', '--email', email], env)).code).toBe(0)
+    const weak = await runPetService(['accounts', 'set-password', '--email', email], env, 'Password1!\n')
+    expect(weak.code).toBe(2)
+    expect(weak.stderr).toContain('Nothing changed')
+    const unknown = await runPetService(
+      ['accounts', 'set-password', '--email', 'nobody@example.com'],
+      env,
+      'lighthouse-harbour-37\n',
+    )
+    expect(unknown.code, unknown.stderr).toBe(2)
+    expect(unknown.stderr).toContain('No account for nobody@example.com')
+    const empty = await runPetService(['accounts', 'set-password', '--email', email], env, '')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('No password on standard input')
+
+    const set = await runPetService(
+      ['accounts', 'set-password', '--email', email],
+      env,
+      'lighthouse-harbour-37\nignored second line\n',
+    )
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout).toContain(`Set the dashboard password of ${email}`)
+    const app = await buildApp({
+      config: loadConfig({ DATABASE_URL: database.url }),
+      database,
+      logger: false,
+    })
+    try {
+      const browser = new SessionClient(app)
+      const wrong = await browser.signIn(email, 'ignored second line')
+      expect(wrong.statusCode).not.toBe(303)
+      const signedIn = await browser.signIn(email, 'lighthouse-harbour-37')
+      expect(signedIn.statusCode).toBe(303)
+      expect(signedIn.headers.location).toBe('/dashboard')
+    } finally {
+      await app.close()
+    }
+  })
+
+  // A terminal: tmux gives the command a real one, and types only once the prompt shows.
+  // Skipped on a developer machine without tmux; CI (whose image has it) must run it.
+  it.skipIf(!hasTmux && process.env.CI !== 'true')(
+    'asks twice on a terminal, without echoing the password',
+    async () => {
+      const email = 'terminal@example.com'
+      expect((await runPetService(['accounts', 'create', '--email', email], env)).code).toBe(0)
+      const password = 'lantern-orchard-58'
+      const screen = await inTerminal(
+        `env DATABASE_URL='${database.url}' LOG_LEVEL=warn ${process.execPath} ${PET_SERVICE_BIN} accounts set-password --email ${email}`,
+        [
+          ['New dashboard password for terminal@example.com:', password],
+          ['Repeat it:', password],
+        ],
+      )
+      expect(screen, screen).toContain(`Set the dashboard password of ${email}`)
+      expect(screen).toContain('EXIT=0')
+      expect(screen).not.toContain(password)
+    },
+  )
+
+  it('gives every command its own help, and exits 0', async () => {
+    for (const command of [
+      ['serve'],
+      ['migrate'],
+      ['accounts', 'create'],
+      ['accounts', 'set-password'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['clients', 'create'],
+      ['clients', 'list'],
+      ['clients', 'delete'],
+      ['backup'],
+    ]) {
+      const res = await runPetService([...command, '--help'], env)
+      expect(res.code, command.join(' ')).toBe(0)
+      expect(res.stdout, command.join(' ')).toContain(`Usage: pet-service ${command.join(' ')}`)
+    }
+    const bare = await runPetService([], env)
+    expect(bare.code).toBe(0)
+    expect(bare.stdout).toContain('Usage: pet-service')
+    expect(bare.stdout).toContain('Only serve and migrate')
+    const keys = await runPetService(['keys', 'create', '--help'], env)
+    for (const flag of ['--account', '--name', '--scope', '--expires-in-days', '--json'])
+      expect(keys.stdout).toContain(flag)
+  })
+
+  it('suggests the command or option meant by a typo, and exits 2', async () => {
+    const command = await runPetService(['keys', 'lst'], env)
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('(Did you mean list?)')
+    const option = await runPetService(['keys', 'create', '--acount', 'me@example.com'], env)
+    expect(option.code).toBe(2)
+    expect(option.stderr).toContain('(Did you mean --account?)')
+    const missing = await runPetService(['keys', 'create'], env)
+    expect(missing.stderr).toContain('--account EMAIL is required')
+  })
+
   it('migrates on demand', async () => {
     const res = await runPetService(['migrate'], env)
     expect(res.code, res.stderr).toBe(0)
@@ -136,4 +275,39 @@ it('refuses to start with a bad configuration, naming every bad value', async ()
   })
   expect(res.code).toBe(2)
   for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL']) expect(res.stderr).toContain(name)
+})
+
+describeDb('admin CLI on a database that does not exist yet', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false })
+  })
+  afterAll(() => database.destroy())
+
+  it('refuses to write a key there, then migrate creates it and says so', async () => {
+    // SQLite: a file nobody made (another folder, a typo); PostgreSQL: a schema with no tables.
+    const url =
+      DIALECT === 'sqlite'
+        ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'pet-new-')), 'new.db')}`
+        : database.url
+    const refused = await runPetService(['keys', 'create', '--account', 'me@example.com'], {
+      DATABASE_URL: url,
+    })
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toContain('pet-service migrate')
+    if (DIALECT === 'sqlite') {
+      expect(refused.stderr).toContain(`No database at ${url.slice('sqlite:'.length)}`)
+      expect(existsSync(url.slice('sqlite:'.length))).toBe(false)
+    } else expect(refused.stderr).toContain('has no tables')
+
+    const created = await runPetService(['migrate'], { DATABASE_URL: url })
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toMatch(/database: .* \(created now\)/)
+    const key = await runPetService(['keys', 'create', '--account', 'me@example.com', '--json'], {
+      DATABASE_URL: url,
+    })
+    expect(key.code, key.stderr).toBe(0)
+    expect(key.stderr).not.toContain('created now')
+  })
 })

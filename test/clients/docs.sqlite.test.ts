@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { basic } from '../helpers/app.ts'
+import { startLiveServer } from './servers.ts'
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
 
@@ -60,5 +64,61 @@ describe('client documentation', () => {
   it('gives the same examples in all three READMEs', () => {
     const [root, ...libraries] = Object.values(readmes)
     for (const library of libraries) expect(library).toEqual(root)
+  })
+})
+
+/** Every curl command in a Markdown text, its `\` continuation lines joined. */
+function curlCommands(markdown: string): string[] {
+  return markdown
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((line) => /(^|[\s($])curl /.test(line))
+}
+
+/** The values a curl command sends with -d/--data as form fields, unquoted. */
+function formValues(command: string): string[] {
+  return [...command.matchAll(/(?:^|\s)(?:-d|--data|--data-raw)\s+('[^']*'|"[^"]*"|\S+)/g)]
+    .map(([, arg]) => arg!.replace(/^(['"])(.*)\1$/, '$2'))
+    .filter((value) => !value.startsWith('{') && !value.startsWith('@'))
+}
+
+describe('curl examples in the documentation', () => {
+  const documents = [
+    'README.md',
+    'clients/typescript/README.md',
+    'clients/python/README.md',
+    ...readdirSync(fileURLToPath(new URL('../../docs/', import.meta.url)))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ]
+
+  // Form encoding reads `+` as a space and `&`, `%` as syntax: -d phone=+441234567 stores
+  // " 441234567". Such values go with --data-urlencode, which encodes them.
+  it.each(documents)('%s sends no raw plus, ampersand or percent sign in a form field', (path) => {
+    const raw = curlCommands(read(path)).flatMap((command) =>
+      formValues(command)
+        .filter((value) => /[+&%]/.test(value))
+        .map((value) => `${value} in: ${command.trim()}`),
+    )
+    expect(raw).toEqual([])
+  })
+
+  it("stores the README's example phone number as written (+ included)", async () => {
+    const live = await startLiveServer()
+    try {
+      const { apiKey } = await live.newAccount()
+      const command = curlCommands(read('README.md')).find(
+        (c) => c.includes('/v1/user ') && c.includes('phone='),
+      )
+      expect(command).toBeDefined()
+      const script = command!.replaceAll('localhost:8080', live.url)
+      await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${script} -sS -o /dev/null`], {
+        env: { PATH: process.env.PATH!, KEY: apiKey },
+      })
+      const users = await live.app.inject({ url: '/v1/user', headers: { authorization: basic(apiKey) } })
+      expect(users.json().data).toMatchObject([{ name: 'Ann Lee', phone: '+441234567' }])
+    } finally {
+      await live.close()
+    }
   })
 })

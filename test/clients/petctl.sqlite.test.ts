@@ -112,9 +112,12 @@ describeDb('petctl', () => {
     expect(missing.stdout).toBe('')
     expect(missing.stderr).toMatch(/^Error: No pet with id 999999/m)
     expect(missing.stderr).toMatch(/code pet_not_found, param id, status 404, request req_\w+/)
-    const unauthenticated = await petctl(['pets', 'list'], { PET_SERVICE_URL: live.url })
-    expect(unauthenticated.code).toBe(1)
-    expect(unauthenticated.stderr).toContain('code api_key_missing')
+    const revoked = await petctl(['pets', 'list'], {
+      PET_SERVICE_URL: live.url,
+      PET_SERVICE_API_KEY: 'pet_sk_wrong',
+    })
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toContain('code api_key_')
     const invalid = await petctl(['pets', 'create', '--name', ' '], env)
     expect(invalid.stderr).toContain('param name')
   })
@@ -159,6 +162,79 @@ describeDb('petctl', () => {
     }
   })
 
+  it('checks locally, before any request, that the credential the command needs is there', async () => {
+    const proxy = await startProxy(live.url, () => ({ kind: 'forward' }))
+    try {
+      const noKey = await petctl(['pets', 'list'], { PET_SERVICE_URL: proxy.url })
+      expect(noKey.code).toBe(2)
+      expect(noKey.stderr).toContain(
+        'petctl pets list needs an API key: set PET_SERVICE_API_KEY or pass --api-key',
+      )
+      const token = await petctl(['pets', 'get', '1'], {
+        PET_SERVICE_URL: proxy.url,
+        PET_SERVICE_API_KEY: 'eyJhbGciOiJFUzI1NiJ9.e30.x',
+      })
+      expect(token.code).toBe(2)
+      expect(token.stderr).toContain('is an OAuth access token')
+      const noOauth = await petctl(['token'], {
+        PET_SERVICE_URL: proxy.url,
+        PET_SERVICE_API_KEY: env.PET_SERVICE_API_KEY!,
+      })
+      expect(noOauth.code).toBe(2)
+      expect(noOauth.stderr).toContain('PET_SERVICE_CLIENT_ID and PET_SERVICE_CLIENT_SECRET')
+      const v2 = await petctl(['pets', 'update', '1', '--v2', '--name', 'Rex'], {
+        ...env,
+        PET_SERVICE_URL: proxy.url,
+      })
+      expect(v2.code).toBe(2)
+      const badUrl = await petctl(['pets', 'list', '--url', 'localhost:8080'], env)
+      expect(badUrl.code).toBe(2)
+      expect(badUrl.stderr).toContain('must start with http:// or https://')
+      expect(proxy.seen).toEqual([])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('gives every command its own help, and exits 0', async () => {
+    for (const command of [
+      ['pets'],
+      ['pets', 'create'],
+      ['pets', 'get'],
+      ['pets', 'update'],
+      ['pets', 'delete'],
+      ['pets', 'list'],
+      ['users'],
+      ['users', 'create'],
+      ['users', 'get'],
+      ['users', 'update'],
+      ['users', 'delete'],
+      ['users', 'list'],
+      ['token'],
+    ]) {
+      const help = await petctl([...command, '--help'], {})
+      expect(help.code, command.join(' ')).toBe(0)
+      expect(help.stdout, command.join(' ')).toContain(`Usage: petctl ${command.join(' ')}`)
+      expect(help.stdout, command.join(' ')).toContain('--api-key') // the global options too
+    }
+    expect((await petctl(['pets', '--help'], {})).stdout).toMatch(
+      /create[\s\S]*get[\s\S]*update[\s\S]*delete[\s\S]*list/,
+    )
+    expect((await petctl(['pets', 'list', '--help'], {})).stdout).toContain('--starting-after <id>')
+  })
+
+  it('suggests the command or flag meant by a typo, and exits 2', async () => {
+    const command = await petctl(['pets', 'lst'], env)
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('(Did you mean list?)')
+    const flag = await petctl(['pets', 'list', '--lmit', '3'], env)
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('(Did you mean --limit?)')
+    const unknown = await petctl(['pets', 'list', '--bogus'], env)
+    expect(unknown.stderr).toContain("error: unknown option '--bogus'")
+    expect(unknown.stderr).not.toContain('ERR_PARSE_ARGS')
+  })
+
   it('takes the key and URL from flags over the environment', async () => {
     const result = await petctl(
       ['pets', 'list', '--url', live.url, '--api-key', env.PET_SERVICE_API_KEY!, '--json'],
@@ -185,7 +261,8 @@ describeDb('petctl', () => {
         XDG_CONFIG_HOME: dir,
         PET_SERVICE_URL: live.url,
       })
-      expect(viaDefault.code).toBe(1) // no ~/.config/petctl/config.json there: no key, 401
+      expect(viaDefault.code).toBe(2) // no ~/.config/petctl/config.json there: no key, refused before a request
+      expect(viaDefault.stderr).toContain('needs an API key')
       mkdirSync(join(dir, 'petctl'))
       writeFileSync(join(dir, 'petctl', 'config.json'), readFileSync(path))
       expect((await petctl(['pets', 'list'], { XDG_CONFIG_HOME: dir })).code).toBe(0)

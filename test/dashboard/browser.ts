@@ -14,10 +14,10 @@ export function chromiumPath(): string | undefined {
   }
 }
 
-export async function launchChromium(executablePath: string): Promise<Browser> {
+export async function launchChromium(executablePath: string, extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs],
   })
 }
 
@@ -30,9 +30,9 @@ export const SCREENSHOTS =
     ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
     : join(tmpdir(), 'pet-service-screenshots')
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage })
 }
 
 /** Form controls on the page that have neither a <label> nor an aria-label (should be none). */

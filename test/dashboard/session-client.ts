@@ -7,6 +7,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 export class SessionClient {
   readonly cookies = new Map<string, string>()
   lastPage = ''
+  /** The Host header pages are asked for with (the dashboard's examples name that origin). */
+  host: string | undefined
 
   constructor(
     private readonly app: FastifyInstance,
@@ -31,7 +33,7 @@ export class SessionClient {
       method: 'GET',
       url,
       remoteAddress: this.remoteAddress,
-      headers: { cookie: this.cookieHeader },
+      headers: { cookie: this.cookieHeader, ...(this.host === undefined ? {} : { host: this.host }) },
     })
     this.#store(res)
     if (res.headers['content-type']?.toString().startsWith('text/html')) this.lastPage = res.body

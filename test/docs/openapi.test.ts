@@ -27,6 +27,25 @@ describeDb('API documentation', () => {
     expect(doc.components.securitySchemes.apiKeyBasic).toMatchObject({ type: 'http', scheme: 'basic' })
   })
 
+  it('groups operations under one tag naming scheme: the Petstore names for v2, v1- before them for v1', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const declared: string[] = doc.tags.map((tag: { name: string }) => tag.name)
+    expect(declared).toEqual(['v1-pet', 'v1-user', 'pet', 'store', 'user', 'service'])
+    const used = new Map<string, Set<string>>()
+    for (const [path, item] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
+      for (const operation of Object.values(item)) {
+        expect(operation.tags, path).toHaveLength(1)
+        const tag = operation.tags![0]!
+        expect(declared, path).toContain(tag)
+        used.set(tag, (used.get(tag) ?? new Set()).add(path))
+      }
+    }
+    for (const path of used.get('v1-pet')!) expect(path).toMatch(/^\/v1\/pet/)
+    for (const path of used.get('v1-user')!) expect(path).toMatch(/^\/v1\/user/)
+    for (const path of used.get('pet')!) expect(path).toMatch(/^\/v2\/(pet|images)\b/)
+    for (const path of used.get('user')!) expect(path).toMatch(/^\/v2\/user/)
+  })
+
   it('serves the interactive reference at /docs from local assets only (no CDN)', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/docs/' })
     expect(page.statusCode).toBe(200)

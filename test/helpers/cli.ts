@@ -15,6 +15,7 @@ export function runNodeScript(
   script: string,
   args: string[],
   env: Record<string, string>,
+  input = '',
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], {
@@ -31,12 +32,14 @@ export function runNodeScript(
     })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+    // Standard input is a pipe, not a terminal: what `input` holds, then its end.
+    child.stdin.end(input)
   })
 }
 
 /** Runs `pet-service ARGS` as a child process, the way an operator would. */
-export function runPetService(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return runNodeScript(PET_SERVICE_BIN, args, { LOG_LEVEL: 'warn', ...env })
+export function runPetService(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  return runNodeScript(PET_SERVICE_BIN, args, { LOG_LEVEL: 'warn', ...env }, input)
 }
 
 export interface ServerProcess {

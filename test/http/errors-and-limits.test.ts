@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
+import { accessToken, clientBasic, newClient } from '../oauth/oauth-helpers.ts'
 
 describeDb('errors and limits', () => {
   let t: TestApp
@@ -17,6 +18,50 @@ describeDb('errors and limits', () => {
 
   const petCount = async () =>
     (await t.database.db.selectFrom('pets').select('id').where('account_id', '=', accountId).execute()).length
+
+  it('says to set Content-Type: application/json when JSON arrives as form fields (curl -d without -H)', async () => {
+    const res = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      payload: '{"name":"Rex","species":"dog"}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().detail).toContain("-H 'Content-Type: application/json'")
+    expect(await petCount()).toBe(0)
+  })
+
+  it('says which credential v1 takes when it is sent an OAuth access token or client credentials', async () => {
+    const client = await newClient(t)
+    const token = await accessToken(t.app, client)
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/pet',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(res.statusCode).toBe(401)
+    expect(res.json().code).toBe('api_key_invalid')
+    expect(res.json().detail).toMatch(/OAuth access token.*v1 API takes an API key \(pet_sk_…\).*\/v2/)
+    const secret = await t.app.inject({
+      method: 'GET',
+      url: '/v1/pet',
+      headers: { authorization: clientBasic(client.clientId, client.clientSecret) },
+    })
+    expect(secret.json().detail).toMatch(/OAuth client id.*v1 API takes an API key/)
+  })
+
+  it('says which credential v2 takes when it is sent an API key as a bearer token', async () => {
+    const { apiKey } = await t.newAccount()
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v2/pet/1',
+      headers: { authorization: `Bearer ${apiKey}` },
+    })
+    expect(res.statusCode).toBe(401)
+    expect(res.json().code).toBe('token_invalid')
+    expect(res.json().detail).toMatch(/API key.*v2 API takes an OAuth access token.*POST \/oauth\/token/)
+    expect(res.json().detail).not.toContain(apiKey)
+  })
 
   it('answers 413 to a body over the limit', async () => {
     const res = await call({

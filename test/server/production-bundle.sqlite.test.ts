@@ -27,6 +27,8 @@ describe('the production bundle (npm start)', () => {
     )
     expect(built.code, built.stderr).toBe(0)
     const env = { DATABASE_URL: `sqlite:${join(dir, 'bundle.db')}` }
+    // Admin commands other than migrate and serve refuse a database that does not exist yet.
+    expect((await runPetService(['migrate'], env)).code).toBe(0)
     const created = await runPetService(['keys', 'create', '--account', 'bundle@example.com', '--json'], env)
     apiKey = (JSON.parse(created.stdout.trim().split('\n').at(-1)!) as { api_key: string }).api_key
     server = await startServerProcess(join(REPO_ROOT, 'dist/pet-service.js'), env)

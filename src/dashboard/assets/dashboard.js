@@ -28,7 +28,12 @@
     })
   }
 
-  // Password strength meter: the same scoring as src/dashboard/password-strength.ts.
+  // Password strength meter: a hint as you type. The server decides, with zxcvbn-ts and its
+  // dictionaries (src/dashboard/password-strength.ts), too large to send here; this knows the
+  // pattern dictionary attacks try first: one word, then digits and symbols ("Summer2024!").
+  const oneWordThenDigits = /^[A-Za-z][a-z]+[^A-Za-z]+$/
+  const common =
+    /^(p[a@4][s$5]{2}w[o0]rd|qwert|asdf|letmein|welcome|iloveyou|admin|monkey|dragon|abc123|123)/i
   const score = (p) => {
     let classes = 0
     for (const re of [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/]) if (re.test(p)) classes++
@@ -38,7 +43,7 @@
     if (p.length >= 14) s++
     if (p.length >= 18 || classes >= 3) s++
     if (unique >= 8 && (classes >= 3 || p.length >= 20)) s++
-    return s
+    return oneWordThenDigits.test(p) || common.test(p) ? Math.min(s, 1) : s
   }
   const words = ['Too short', 'Weak', 'Fair', 'Good', 'Strong']
   for (const input of document.querySelectorAll('input[data-strength]')) {

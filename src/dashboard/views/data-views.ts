@@ -49,7 +49,7 @@ export function overviewPage(
         ? html`<a href="/dashboard/keys">Create an API key</a> (you have none yet).`
         : html`You have ${input.activeKeys} active API key${input.activeKeys === 1 ? '' : 's'}; <a href="/dashboard/keys">manage them</a>.`
     }</li>
-    <li>Keep it in an environment variable, <code>PET_SERVICE_KEY</code>, never in your code.</li>
+    <li>Keep it in an environment variable, <code>PET_SERVICE_API_KEY</code>, never in your code.</li>
     <li>Run one of these, then watch the pet appear under <a href="/dashboard/pets">Pets</a>.</li>
   </ol>
   ${examples(input.baseUrl)}
@@ -219,7 +219,7 @@ export function petPage(input: Common & { pet: Pet; owner: User | undefined; bas
 <section class="card" aria-labelledby="api-h">
   <h2 id="api-h">In the API</h2>
   <p class="lead">Fetch this pet with your key:</p>
-  <div class="code"><pre id="pet-curl"><code>curl -u $PET_SERVICE_KEY: ${input.baseUrl}/v1/pet/${p.id}</code></pre><button type="button" class="btn-copy" data-copy="pet-curl" hidden>Copy</button></div>
+  <div class="code"><pre id="pet-curl"><code>curl -u $PET_SERVICE_API_KEY: ${input.baseUrl}/v1/pet/${p.id}</code></pre><button type="button" class="btn-copy" data-copy="pet-curl" hidden>Copy</button></div>
   <p class="lead">What <code>GET /v1/pet/${p.id}</code> answers:</p>
   <div class="code"><pre><code>${jsonText(toPetV1(p))}</code></pre></div>
 </section>

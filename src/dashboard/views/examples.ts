@@ -10,14 +10,14 @@ export function codeBlock(id: string, code: string): Html {
 }
 
 export function examples(baseUrl: string, apiKey?: string, idPrefix = 'ex'): Html {
-  const keyShell = apiKey ?? '$PET_SERVICE_KEY'
+  const keyShell = apiKey ?? '$PET_SERVICE_API_KEY'
   const keyExport =
-    apiKey === undefined ? 'export PET_SERVICE_KEY=pet_sk_...   # from the API keys page\n' : ''
+    apiKey === undefined ? 'export PET_SERVICE_API_KEY=pet_sk_...   # from the API keys page\n' : ''
   const curl = `${keyExport}curl -u ${keyShell}: ${baseUrl}/v1/pet \\
   -d name=Rex -d species=dog -d breed=collie
 
 curl -u ${keyShell}: "${baseUrl}/v1/pet?status=available&limit=10"`
-  const tsKey = apiKey === undefined ? 'process.env.PET_SERVICE_KEY' : JSON.stringify(apiKey)
+  const tsKey = apiKey === undefined ? 'process.env.PET_SERVICE_API_KEY' : JSON.stringify(apiKey)
   const ts = `const apiKey = ${tsKey}
 const auth = 'Basic ' + btoa(apiKey + ':')
 
@@ -28,7 +28,7 @@ const res = await fetch('${baseUrl}/v1/pet', {
 })
 const pet = await res.json()
 console.log(res.status, pet.id, pet.status)`
-  const pyKey = apiKey === undefined ? 'os.environ["PET_SERVICE_KEY"]' : JSON.stringify(apiKey)
+  const pyKey = apiKey === undefined ? 'os.environ["PET_SERVICE_API_KEY"]' : JSON.stringify(apiKey)
   const py = `import base64, json, os, urllib.request
 
 api_key = ${pyKey}
