@@ -4,6 +4,9 @@ import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
+/** A problem lists at most this many field errors; the rest are counted in `errors_omitted`. */
+export const MAX_LISTED_ERRORS = 20
+
 interface AjvError {
   keyword: string
   instancePath: string
@@ -162,24 +165,84 @@ const LOCATION: Record<string, string> = {
   headers: 'header',
 }
 
+/**
+ * One entry per field, in the order Ajv found them (an empty name breaks both minLength and
+ * pattern: one entry). Linear in the number of errors: a Set, not a search per entry.
+ */
 export function fieldErrors(validation: AjvError[]): FieldError[] {
-  return validation.map((e) => {
+  const seen = new Set<string>()
+  const out: FieldError[] = []
+  for (const e of validation) {
+    // `if` only says that its `then` failed, whose own errors are listed (see validation.ts).
+    if (e.keyword === 'if') continue
     const param = paramName(e)
-    if (e.keyword === 'required') return { param, message: `\`${param}\` is required` }
-    if (e.keyword === 'additionalProperties') return { param, message: `\`${param}\` is not a known field` }
-    return { param, message: `\`${param}\` ${describe(e)}` }
-  })
+    if (seen.has(param)) continue
+    seen.add(param)
+    if (e.keyword === 'required') out.push({ param, message: `\`${param}\` is required` })
+    else if (e.keyword === 'additionalProperties')
+      out.push({ param, message: `\`${param}\` is not a known field` })
+    else out.push({ param, message: `\`${param}\` ${describe(e)}` })
+  }
+  return out
+}
+
+/** At most MAX_LISTED_ERRORS of `errors`, and how many were left out. */
+export function listedErrors(errors: FieldError[]): { errors: FieldError[]; omitted: number } {
+  return {
+    errors: errors.slice(0, MAX_LISTED_ERRORS),
+    omitted: Math.max(0, errors.length - MAX_LISTED_ERRORS),
+  }
+}
+
+/** " and N more" for a detail whose list was cut, else "". */
+export function moreText(omitted: number): string {
+  return omitted === 0 ? '' : ` and ${omitted.toLocaleString('en-US')} more`
+}
+
+/** The Petstore's 422 "Validation exception" listing the fields at fault (v2 POST/PUT bodies). */
+export function validationException(validation: AjvError[]): ApiError {
+  const all = fieldErrors(validation)
+  const { errors, omitted } = listedErrors(all)
+  return new ApiError(
+    'validation_failed',
+    `Validation exception: ${errors.map((e) => e.message).join('; ')}${omitted === 0 ? '' : `;${moreText(omitted)}`}.`,
+    {
+      errors,
+      ...(all.length === 1 ? { param: errors[0]!.param } : {}),
+      ...(omitted === 0 ? {} : { extensions: { errors_omitted: omitted } }),
+    },
+  )
+}
+
+/** The most actionable problem first: unknown names, then missing ones, then bad values. */
+function byRank(validation: AjvError[]): AjvError[] {
+  const unknown: AjvError[] = []
+  const missing: AjvError[] = []
+  const invalid: AjvError[] = []
+  for (const e of validation) {
+    if (e.keyword === 'additionalProperties') unknown.push(e)
+    else if (e.keyword === 'required') missing.push(e)
+    else if (e.keyword !== 'if') invalid.push(e)
+  }
+  return [...unknown, ...missing, ...invalid]
 }
 
 function validationError(validation: AjvError[], context: string, _request: FastifyRequest): ApiError {
-  // The most actionable problem first: unknown names, then missing ones, then bad values.
-  const rank = (e: AjvError) => (e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' ? 1 : 2)
-  const sorted = [...validation].sort((a, b) => rank(a) - rank(b))
+  const sorted = byRank(validation)
   const first = sorted[0]!
   const where = LOCATION[context] ?? 'parameter'
   const param = paramName(first)
-  const errors = sorted.length > 1 ? fieldErrors(sorted) : undefined
-  const options = { param, ...(errors === undefined ? {} : { errors }) }
+  const all = fieldErrors(sorted)
+  const { errors, omitted } = listedErrors(all)
+  const options = {
+    param,
+    ...(all.length > 1 ? { errors } : {}),
+    ...(omitted === 0 ? {} : { extensions: { errors_omitted: omitted } }),
+  }
+  const more =
+    omitted === 0
+      ? ''
+      : ` \`errors\` lists the first ${MAX_LISTED_ERRORS} problems,${moreText(omitted)} were found.`
   let code: ErrorCode
   let detail: string
   if (first.keyword === 'additionalProperties') {
@@ -194,5 +257,5 @@ function validationError(validation: AjvError[], context: string, _request: Fast
     code = 'parameter_invalid'
     detail = `Invalid ${where} \`${param}\`: it ${describe(first)}.`
   }
-  return new ApiError(code, detail, options)
+  return new ApiError(code, `${detail}${more}`, options)
 }

@@ -5,7 +5,7 @@ import type { MultipartFile } from '@fastify/multipart'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
-import { fieldErrors } from '../errors/error-handler.ts'
+import { validationException } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
 import { LIMITS } from '../schemas/common.ts'
 import type { Category, Pet, PetFields, Tag } from './pet.ts'
@@ -137,18 +137,9 @@ function assertJson(request: FastifyRequest): void {
 /** 422 "Validation exception" listing every field at fault (the Petstore's PUT/POST contract). */
 function assertValid(request: FastifyRequest): void {
   const validation = (
-    request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
+    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
   )?.validation
-  if (validation === undefined) return
-  // One entry per field (an empty name breaks both minLength and pattern).
-  const errors = fieldErrors(validation).filter(
-    (e, i, all) => all.findIndex((f) => f.param === e.param) === i,
-  )
-  throw new ApiError(
-    'validation_failed',
-    `Validation exception: ${errors.map((e) => e.message).join('; ')}.`,
-    { errors, ...(errors.length === 1 ? { param: errors[0]!.param } : {}) },
-  )
+  if (validation !== undefined) throw validationException(validation)
 }
 
 function splitList(values: string[]): string[] {

@@ -418,10 +418,13 @@ export interface components {
       code: string
       /** @description The parameter at fault, when there is one. */
       param?: string
+      /** @description The fields at fault, one entry each: at most 20. */
       errors?: {
         param: string
         message: string
       }[]
+      /** @description How many more fields were at fault than `errors` lists. */
+      errors_omitted?: number
       request_id: string
     } & {
       [key: string]: unknown
