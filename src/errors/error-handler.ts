@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { multipartError } from '../http/multipart-errors.ts'
+import { NUL_MESSAGE } from '../http/nul-characters.ts'
 import { ApiError, type FieldError } from './api-error.ts'
 import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
@@ -85,6 +87,8 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body that was sent.')
   }
+  const multipart = multipartError(error, request)
+  if (multipart !== undefined) return multipart
   if (isConstraintRace(error)) {
     return new ApiError(
       'concurrent_change',
@@ -153,6 +157,8 @@ function describe(error: AjvError): string {
       return `must be at least ${String(p.limit)}`
     case 'format':
       return `must be a valid ${String(p.format)}`
+    case 'noNul':
+      return NUL_MESSAGE
     default:
       return error.message ?? 'is invalid'
   }

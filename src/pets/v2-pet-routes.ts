@@ -11,6 +11,7 @@ import { LIMITS } from '../schemas/common.ts'
 import type { Category, Pet, PetFields, Tag } from './pet.ts'
 import { PET_STATUSES, type PetStatus } from './pet-status.ts'
 import {
+  FIND_VALUES_LIMIT,
   FindByStatusQuery,
   FindByTagsQuery,
   InventorySchema,
@@ -142,11 +143,20 @@ function assertValid(request: FastifyRequest): void {
   if (validation !== undefined) throw validationException(validation)
 }
 
-function splitList(values: string[]): string[] {
-  return values
+/** The values of a repeated and/or comma-separated parameter; 400 past FIND_VALUES_LIMIT. */
+function splitList(values: string[], param: string): string[] {
+  const list = values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '')
+  if (list.length > FIND_VALUES_LIMIT) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid query parameter \`${param}\`: send at most ${FIND_VALUES_LIMIT} values (${list.length} were sent).`,
+      { param },
+    )
+  }
+  return list
 }
 
 const IMAGE_TYPES: { ext: string; mime: string; test: (b: Buffer) => boolean }[] = [
@@ -263,7 +273,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       },
     },
     async (request) => {
-      const statuses = splitList(request.query.status)
+      const statuses = splitList(request.query.status, 'status')
       const bad = statuses.filter((s) => !(PET_STATUSES as readonly string[]).includes(s))
       if (bad.length > 0 || statuses.length === 0) {
         throw new ApiError(
@@ -297,7 +307,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       },
     },
     async (request) => {
-      const names = [...new Set(splitList(request.query.tags))]
+      const names = [...new Set(splitList(request.query.tags, 'tags'))]
       if (names.length === 0) {
         throw new ApiError('parameter_invalid', 'Send at least one tag name in `tags`.', { param: 'tags' })
       }

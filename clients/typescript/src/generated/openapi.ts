@@ -1875,7 +1875,7 @@ export interface operations {
   findPetsByStatus: {
     parameters: {
       query: {
-        /** @description Status values to consider: repeat the parameter or send a comma-separated list. */
+        /** @description Status values to consider: repeat the parameter or send a comma-separated list (at most 100 values). */
         status: string[]
       }
       header?: never
@@ -1934,7 +1934,7 @@ export interface operations {
   findPetsByTags: {
     parameters: {
       query: {
-        /** @description Tags to filter by: repeat the parameter or send a comma-separated list. */
+        /** @description Tags to filter by: repeat the parameter or send a comma-separated list (at most 100 names). */
         tags: string[]
       }
       header?: never
