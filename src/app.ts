@@ -14,6 +14,8 @@ import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { trackAllowedMethods } from './http/allowed-methods.ts'
+import { answerClientError } from './http/client-errors.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { registerValidation } from './http/validation.ts'
@@ -49,6 +51,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
   version: string
 }
 
+const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 200 }
+
 /** Builds the whole service; never listens (see server.ts). The database is already migrated. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options
@@ -60,7 +64,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
+    // Malformed HTTP (bad request line, bad headers, oversized headers) answered as a problem.
+    clientErrorHandler: answerClientError,
     // Errors the router raises before any route runs (a malformed URL, say) are problems too.
     frameworkErrors: (error, request, reply) => {
       reply.header('request-id', request.id)
@@ -80,7 +86,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.decorateRequest('principal', null)
 
   registerValidation(app)
-  registerErrorHandling(app)
+  registerErrorHandling(app, { allowedMethods: trackAllowedMethods(app, ROUTER_OPTIONS) })
   registerRequestId(app)
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(

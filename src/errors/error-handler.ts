@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { multipartError } from '../http/multipart-errors.ts'
 import { NUL_MESSAGE } from '../http/nul-characters.ts'
+import { quoteHeaderValue } from '../lib/redact.ts'
 import { ApiError, type FieldError } from './api-error.ts'
 import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
@@ -17,7 +18,10 @@ interface AjvError {
 }
 
 /** Renders every failure as an RFC 9457 problem document; nothing else reaches the client. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { allowedMethods?: (url: string) => string[] } = {},
+): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = error instanceof ApiError ? error : translate(error as FastifyError, request)
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
@@ -25,16 +29,31 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.info({ err: { message: error.message } }, 'client error')
     return sendProblem(request, reply, apiError)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+  app.setNotFoundHandler((request, reply) => {
+    const path = shortened(request.url.split('?')[0] ?? '')
+    const allowed = options.allowedMethods?.(request.url) ?? []
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(
+        request,
+        reply,
+        new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; it takes ${allowed.join(', ')}.`,
+          { headers: { allow: allowed.join(', ') } },
+        ),
+      )
+    }
+    return sendProblem(
       request,
       reply,
-      new ApiError(
-        'not_found',
-        `No route matches ${request.method} ${request.url.split('?')[0]}; see /docs.`,
-      ),
-    ),
-  )
+      new ApiError('not_found', `No route matches ${request.method} ${path}; see /docs.`),
+    )
+  })
+}
+
+/** A path quoted in a detail: the first 200 characters. */
+function shortened(path: string): string {
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path
 }
 
 export function problemBody(request: FastifyRequest, error: ApiError): Record<string, unknown> {
@@ -77,7 +96,7 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(
         'unsupported_media_type',
-        `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
+        `Content-Type ${quoteHeaderValue(request.headers['content-type'] ?? '')} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
       )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(

@@ -87,6 +87,12 @@ export const ERRORS = {
     title: 'Method not allowed',
     description: 'The path exists but does not take this method.',
   },
+  // 408
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request did not arrive in full in time; nothing was done. Send it again.',
+  },
   // 409
   invalid_status_transition: {
     status: 409,
@@ -138,6 +144,12 @@ export const ERRORS = {
     status: 422,
     title: 'Validation exception',
     description: 'The body is well formed but some fields are invalid; `errors` lists them.',
+  },
+  // 431
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request line and header fields together exceed 16 KiB; send smaller headers.',
   },
   // 429
   rate_limited: {

@@ -3,6 +3,7 @@ import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
+import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
 
 /** How long a completed response is kept for replay (PRODUCT.md §6). */
@@ -128,7 +129,7 @@ async function claim(
     if (existing.request_hash !== fingerprint) {
       throw new ApiError(
         'idempotency_key_reused',
-        `Idempotency-Key ${JSON.stringify(key)} was already used with different parameters; send a new key for a new request.`,
+        `Idempotency-Key ${redactSecret(key)} was already used with different parameters; send a new key for a new request.`,
         { param: 'Idempotency-Key' },
       )
     }
@@ -142,7 +143,7 @@ async function claim(
     if (Date.parse(existing.locked_until) > now) {
       throw new ApiError(
         'idempotency_request_in_progress',
-        `A request with Idempotency-Key ${JSON.stringify(key)} is still running; retry in a moment.`,
+        `A request with Idempotency-Key ${redactSecret(key)} is still running; retry in a moment.`,
         { param: 'Idempotency-Key', headers: { 'retry-after': '1' } },
       )
     }
@@ -158,7 +159,7 @@ async function claim(
   }
   throw new ApiError(
     'idempotency_request_in_progress',
-    `Idempotency-Key ${JSON.stringify(key)} is contended; retry.`,
+    `Idempotency-Key ${redactSecret(key)} is contended; retry.`,
     {
       param: 'Idempotency-Key',
     },

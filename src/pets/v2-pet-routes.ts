@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
 import { validationException } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
+import { quoteHeaderValue } from '../lib/redact.ts'
 import { LIMITS } from '../schemas/common.ts'
 import type { Category, Pet, PetFields, Tag } from './pet.ts'
 import { PET_STATUSES, type PetStatus } from './pet-status.ts'
@@ -130,7 +131,7 @@ function assertJson(request: FastifyRequest): void {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError(
       'unsupported_media_type',
-      `Content-Type ${JSON.stringify(type)} is not accepted here; send the pet as application/json.`,
+      `Content-Type ${quoteHeaderValue(type)} is not accepted here; send the pet as application/json.`,
     )
   }
 }
