@@ -17,6 +17,7 @@ import { accountRateLimit } from './http/account-rate-limit.ts'
 import { trackAllowedMethods } from './http/allowed-methods.ts'
 import { answerClientError } from './http/client-errors.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
+import { registerBodyPresence } from './http/request-body.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
@@ -100,12 +101,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     )
     done()
   })
-  // A POST with no body at all is treated as an empty form, so "name is required" is the answer.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH'))
-      request.body = {}
-    done()
-  })
+  registerBodyPresence(app)
   // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
   app.removeContentTypeParser('text/plain')
   await app.register(formbody)

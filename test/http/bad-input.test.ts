@@ -87,6 +87,48 @@ describeDb('bad input answers 4xx and changes nothing', () => {
     expect(await count('pets')).toBe(before)
   })
 
+  it('refuses a body sent without Content-Type with 415 instead of ignoring it, and creates nothing', async () => {
+    const users = await count('users')
+    const pets = await count('pets')
+    for (const res of [
+      await t.app.inject({ method: 'POST', url: '/v2/user', headers: bearer(token), payload: 'username=x' }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/pet',
+        headers: { authorization: basic(apiKey) },
+        payload: 'name=Rex',
+      }),
+    ]) {
+      expect(expectProblem(res).code).toBe('unsupported_media_type')
+      expect(res.statusCode).toBe(415)
+    }
+    expect(await count('users')).toBe(users)
+    expect(await count('pets')).toBe(pets)
+    // multipart/form-data is parsed only by the upload route; elsewhere it is not an empty body.
+    for (const url of ['/v2/user', '/v2/pet', '/v2/pet/1']) {
+      for (const type of ['multipart/form-data', 'multipart/form-data; boundary=x']) {
+        const res = await v2(
+          'POST',
+          url,
+          '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
+          {
+            'content-type': type,
+          },
+        )
+        expect(res.statusCode, `${url} ${type}`).toBe(415)
+        expect(expectProblem(res).code).toBe('unsupported_media_type')
+      }
+    }
+    expect(await count('users')).toBe(users)
+    // No body at all is still an empty form: "name is required".
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: '/v1/pet',
+      headers: { authorization: basic(apiKey) },
+    })
+    expect(expectProblem(empty).code).toBe('parameter_missing')
+  })
+
   it('answers a malformed multipart upload with a 400 problem and leaves the pet as it was', async () => {
     const pet = (await v2('POST', '/v2/pet', { name: 'photo', photoUrls: [] })).json()
     const url = `/v2/pet/${pet.id}/uploadImage`
