@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider'
 import { ALL_SCOPES, parseScopes } from '../auth/scopes.ts'
 import type { Config } from '../config/config.ts'
 import type { Db } from '../db/schema.ts'
+import { findNul } from '../http/nul-characters.ts'
 import { findClient } from './clients-repository.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
@@ -274,7 +275,11 @@ async function frontOfProvider(
   res: ServerResponse,
 ): Promise<boolean> {
   const path = (req.url ?? '').split('?')[0]
-  if (req.method === 'GET' && path === '/authorize') return refuseUnknownScopes(server, db, req, res)
+  if (req.method === 'GET' && path === '/authorize') {
+    const query = Object.fromEntries(new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
+    if (refuseNul(res, query)) return true
+    return refuseUnknownScopes(server, db, req, res)
+  }
   if (req.method !== 'POST' || !['/token', '/revoke', '/introspect'].includes(path ?? '')) return false
   if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return false
   const text = await readBody(req)
@@ -284,6 +289,8 @@ async function frontOfProvider(
   }
   const params = parseQuery(text) as Record<string, string | string[] | undefined>
   const credentials = clientCredentials(req, params)
+  if (refuseNul(res, { ...params, Authorization: [credentials.clientId ?? '', credentials.secret ?? ''] }))
+    return true
 
   // Only the secret's hash is stored: hash what the client presents, wherever it put it.
   if (credentials.secret !== undefined && credentials.clientId !== undefined) {
@@ -306,6 +313,22 @@ async function frontOfProvider(
   }
   replayBody(req, stringifyQuery(params as Record<string, string | string[]>))
   return false
+}
+
+/**
+ * PostgreSQL cannot store or compare text holding U+0000, and no client id, secret, code or token
+ * holds one: answered `invalid_request` before any lookup, the same on both dialects.
+ */
+function refuseNul(res: ServerResponse, params: Record<string, unknown>): boolean {
+  const param = findNul(params)
+  if (param === undefined) return false
+  oauthError(
+    res,
+    400,
+    'invalid_request',
+    `The parameter ${param.split('.')[0]} contains the NUL character (U+0000).`,
+  )
+  return true
 }
 
 /**

@@ -177,3 +177,35 @@ export async function snapshotTables(
   }
   return out
 }
+
+function changedTables(
+  before: Awaited<ReturnType<typeof snapshotTables>>,
+  after: Awaited<ReturnType<typeof snapshotTables>>,
+): string[] {
+  return Object.keys({ ...before, ...after }).filter(
+    (table) => JSON.stringify(after[table]) !== JSON.stringify(before[table]),
+  )
+}
+
+/**
+ * Sends a batch of requests that must all be refused and checks that no table changed; when one
+ * did, sends them again one by one to name the request that changes it.
+ */
+export async function assertBatchChangesNothing(
+  db: Kysely<Database>,
+  dialect: TestDialect,
+  batch: FuzzRequest[],
+  sendOne: (request: FuzzRequest) => Promise<Answer>,
+): Promise<void> {
+  const before = await snapshotTables(db, dialect)
+  for (const request of batch) await sendOne(request)
+  if (changedTables(before, await snapshotTables(db, dialect)).length === 0) return
+  for (const request of batch) {
+    const earlier = await snapshotTables(db, dialect)
+    const answer = await sendOne(request)
+    const changed = changedTables(earlier, await snapshotTables(db, dialect))
+    if (changed.length > 0)
+      throw new Error(`a refused request changed ${changed.join(', ')}\n  ${exchange(request, answer)}`)
+  }
+  throw new Error('the batch changed a table, but none of its requests did so again alone')
+}

@@ -192,6 +192,39 @@ describeDb('bad input answers 4xx and changes nothing', () => {
     expect(await count('users')).toBe(usersBefore)
   })
 
+  it('refuses a NUL character in OAuth requests with RFC 6749 invalid_request, on both dialects', async () => {
+    const token = (payload: string, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload,
+      })
+    for (const res of [
+      await token('grant_type=client_credentials&client_id=a%00b&client_secret=x'),
+      await token('grant_type=password&client_id=1%001&code=a%00b'),
+      await token('grant_type=client_credentials', {
+        authorization: `Basic ${Buffer.from('a%00b:secret').toString('base64')}`,
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'token=x&client_id=a%00b&client_secret=s',
+      }),
+    ]) {
+      expect(res.statusCode, res.body).toBe(400)
+      expect(res.headers['content-type']).toContain('application/json')
+      expect(res.json()).toMatchObject({ error: 'invalid_request' })
+      expect(res.json().error_description).toContain('NUL')
+    }
+    const authorize = await t.app.inject({
+      method: 'GET',
+      url: '/oauth/authorize?response_type=code&client_id=a%00b&scope=nope&redirect_uri=https%3A%2F%2Fx.example',
+    })
+    expect(authorize.statusCode, authorize.body).toBeLessThan(500)
+  })
+
   it('bounds findByTags and findByStatus to 100 values with a clear 400, and answers 100 tags on both dialects', async () => {
     await v2('POST', '/v2/pet', { name: 'tagged', photoUrls: [], tags: [{ name: 't99' }] })
     const many = Array.from({ length: 1000 }, (_, i) => `t${i}`)
