@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import type { ConnectionError } from 'fastify'
 import { PROBLEM_CONTENT_TYPE } from '../errors/error-handler.ts'
 import { ERRORS, type ErrorCode, problemType } from '../errors/registry.ts'
 import { randomIdText } from '../lib/ids.ts'
@@ -47,7 +48,7 @@ function problemFor(code: string | undefined): { code: ErrorCode; detail: string
  * (https://nodejs.org/api/http.html#event-clienterror). The parser cannot go on after an error,
  * so the connection is closed once the client has had a moment to read the answer.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return
   answered.add(socket)
   // A response already on its way on this connection must not be corrupted by a second one.
@@ -64,8 +65,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       code,
       request_id: requestId,
     })
+    // The answer to HEAD has the headers of the answer to GET, and no body (RFC 9110 §9.3.2).
+    // Node passes the bytes it could not parse as a Buffer (https://nodejs.org/api/http.html#event-clienterror).
+    const raw: unknown = error.rawPacket
+    const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD '
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     )
     // Read and drop what else the client sends, so closing does not reset the connection
     // before the answer is read.

@@ -197,6 +197,12 @@ describeDb(
         expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body))
         expect(closed).toBe(true)
       }
+      // The answer to a malformed HEAD has the headers only (RFC 9110 §9.3.2).
+      const head = await rawExchange(port, 'HEAD /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')
+      const headAnswer = parseResponse(head.text)
+      expect(headAnswer.status).toBe(400)
+      expect(Number(headAnswer.headers['content-length'])).toBeGreaterThan(0)
+      expect(headAnswer.body).toBe('')
       // The server still answers.
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
     })
