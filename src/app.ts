@@ -21,9 +21,11 @@ import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
+import { trackAllowedMethods } from './http/allowed-methods.ts'
 import { answerClientError } from './http/client-errors.ts'
 import { registerDeprecations } from './http/deprecation.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
+import { registerBodyPresence } from './http/request-body.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
 import { SharedRedis } from './http/shared-redis.ts'
 import { registerShutdownHooks, ShutdownState } from './http/shutdown.ts'
@@ -68,6 +70,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
   version: string
 }
 
+const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 200 }
+
 /** Builds the whole service; never listens (see server.ts). The database is already migrated. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options
@@ -87,10 +91,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     requestTimeout: config.httpRequestTimeoutSeconds * 1000,
     keepAliveTimeout: config.httpKeepAliveTimeoutSeconds * 1000,
+    // Malformed HTTP (bad request line, bad headers, oversized headers) and slow clients are
+    // answered as problems too.
     clientErrorHandler: answerClientError,
     // While closing, requests get our 503 problem (see src/http/shutdown.ts), not Fastify's body.
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
     // Errors the router raises before any route runs (a malformed URL, say) are problems too.
     frameworkErrors: (error, request, reply) => {
       reply.header('request-id', request.id)
@@ -122,7 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   if (config.metricsPort !== 0) registerMetrics(app, database)
   registerDeprecations(app)
   registerValidation(app)
-  registerErrorHandling(app)
+  registerErrorHandling(app, { allowedMethods: trackAllowedMethods(app, ROUTER_OPTIONS) })
   registerRequestId(app)
   registerShutdownHooks(app)
   app.addHook('onResponse', (request, reply, done) => {
@@ -140,12 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     if (reply.statusCode === 201) storageFull.clear()
     done()
   })
-  // A POST with no body at all is treated as an empty form, so "name is required" is the answer.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH'))
-      request.body = {}
-    done()
-  })
+  registerBodyPresence(app)
   // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
   app.removeContentTypeParser('text/plain')
   await app.register(formbody)

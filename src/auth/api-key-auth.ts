@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
+import { API_KEY_PREFIX } from '../keys/api-key-format.ts'
 import type { KeyAuthenticator } from '../keys/keys-service.ts'
+import { redactSecret } from '../lib/redact.ts'
 import { hasScope, type Principal } from './principal.ts'
 import type { Scope } from './scopes.ts'
 
@@ -28,13 +30,21 @@ export function apiKeyFromHeader(header: string | undefined): string | undefined
     // The key is the user name; the password is meant to be empty and is ignored.
     return colon === -1 ? decoded : decoded.slice(0, colon)
   }
-  throw new ApiError(
-    'api_key_invalid',
-    `Authorization scheme ${JSON.stringify(scheme)} is not supported; use Basic (the key as user name, empty password) or Bearer.`,
-    {
-      headers: { 'www-authenticate': BASIC_CHALLENGE },
-    },
-  )
+  throw new ApiError('api_key_invalid', unsupportedScheme(scheme, value), {
+    headers: { 'www-authenticate': BASIC_CHALLENGE },
+  })
+}
+
+/** Auth schemes are short tokens (RFC 9110 §11.1); anything else may be a credential. */
+const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,19}$/
+
+/** Names a scheme we do not take, but never quotes a credential sent in its place. */
+function unsupportedScheme(scheme: string, value: string): string {
+  const use = 'use Basic (the key as user name, empty password) or Bearer'
+  if (scheme.startsWith(API_KEY_PREFIX) || value === '' || !SCHEME_NAME.test(scheme)) {
+    return `The Authorization header has no scheme before the credential (${redactSecret(scheme)}): send \`Authorization: Bearer pet_sk_...\`, or ${use}.`
+  }
+  return `Authorization scheme ${JSON.stringify(scheme)} is not supported; ${use}.`
 }
 
 function challenge(error: ApiError): ApiError {

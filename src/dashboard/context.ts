@@ -85,10 +85,26 @@ export function noticeFrom(request: FastifyRequest): Notice | undefined {
   return Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined
 }
 
-/** Only same-site dashboard and OAuth paths may be a `next` target (no open redirects). */
+const NEXT_TARGET = /^\/(dashboard|oauth)(\/|\?|$)/
+const SAME_SITE = 'http://next.invalid'
+
+/**
+ * Only same-site dashboard and OAuth paths may be a `next` target (no open redirects). The
+ * target comes back percent-encoded (WHATWG URL, dot segments resolved), so it is always a valid
+ * Location header: a raw `€` there would make the redirect throw after the session was created.
+ */
 export function safeNext(next: string): string | undefined {
-  if (!/^\/(dashboard|oauth)(\/|\?|$)/.test(next)) return undefined
+  if (!NEXT_TARGET.test(next)) return undefined
   if (next.includes('//') || next.includes('\\') || /[\s<>"]/.test(next) || next.length > 2000)
     return undefined
-  return next
+  let url: URL
+  try {
+    url = new URL(next, SAME_SITE)
+  } catch {
+    return undefined
+  }
+  const target = `${url.pathname}${url.search}`
+  if (url.origin !== SAME_SITE || !NEXT_TARGET.test(target) || !/^[\x21-\x7e]+$/.test(target))
+    return undefined
+  return target
 }

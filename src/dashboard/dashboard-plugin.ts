@@ -6,6 +6,7 @@ import helmet from '@fastify/helmet'
 import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
+import { assertNoNul } from '../http/nul-characters.ts'
 import { loadOrCreate } from '../oauth/oauth-keys.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
 import { ASSETS_DIR } from './assets-dir.ts'
@@ -84,6 +85,10 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
     if (request.dashboardSession !== null || request.routeOptions.config.dashboardPublic === true) return
     const next = request.method === 'GET' ? `&next=${encodeURIComponent(request.url)}` : ''
     return reply.redirect(`/dashboard/sign-in?notice=signed_in_required${next}`, 303)
+  })
+  // Forms have no schema: refuse a NUL anywhere before a handler reads the database with it.
+  app.addHook('preValidation', async (request) => {
+    assertNoNul({ body: request.body, query: request.query, params: request.params })
   })
   app.addHook('onSend', async (_request, reply, payload) => {
     // Pages show secrets and account data: never store them in any cache.

@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { databaseFailure } from '../db/database-errors.ts'
+import { multipartError } from '../http/multipart-errors.ts'
+import { NUL_MESSAGE } from '../http/nul-characters.ts'
+import { quoteHeaderValue } from '../lib/redact.ts'
 import { ApiError, type FieldError } from './api-error.ts'
 import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
@@ -7,6 +10,9 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
 /** Seconds a client should wait before retrying after a 503: enough for a reconnect or failover. */
 export const RETRY_AFTER_SECONDS = 2
+
+/** A problem lists at most this many field errors; the rest are counted in `errors_omitted`. */
+export const MAX_LISTED_ERRORS = 20
 
 interface AjvError {
   keyword: string
@@ -16,7 +22,10 @@ interface AjvError {
 }
 
 /** Renders every failure as an RFC 9457 problem document; nothing else reaches the client. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { allowedMethods?: (url: string) => string[] } = {},
+): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = error instanceof ApiError ? error : translate(error as FastifyError, request)
     // An expected state while the database is away, not a bug: a warning, without the stack.
@@ -29,16 +38,31 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.info({ err: { message: error.message } }, 'client error')
     return sendProblem(request, reply, apiError)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+  app.setNotFoundHandler((request, reply) => {
+    const path = shortened(request.url.split('?')[0] ?? '')
+    const allowed = options.allowedMethods?.(request.url) ?? []
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(
+        request,
+        reply,
+        new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; it takes ${allowed.join(', ')}.`,
+          { headers: { allow: allowed.join(', ') } },
+        ),
+      )
+    }
+    return sendProblem(
       request,
       reply,
-      new ApiError(
-        'not_found',
-        `No route matches ${request.method} ${request.url.split('?')[0]}; see /docs.`,
-      ),
-    ),
-  )
+      new ApiError('not_found', `No route matches ${request.method} ${path}; see /docs.`),
+    )
+  })
+}
+
+/** A path quoted in a detail: the first 200 characters. */
+function shortened(path: string): string {
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path
 }
 
 export function problemBody(request: FastifyRequest, error: ApiError): Record<string, unknown> {
@@ -86,7 +110,7 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(
         'unsupported_media_type',
-        `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
+        `Content-Type ${quoteHeaderValue(request.headers['content-type'] ?? '')} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
       )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(
@@ -110,6 +134,8 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
       'The database has no room left for this write; nothing was changed. Reads still work; writes will once space is freed.',
     )
   }
+  const multipart = multipartError(error, request)
+  if (multipart !== undefined) return multipart
   if (isConstraintRace(error)) {
     return new ApiError(
       'concurrent_change',
@@ -178,6 +204,8 @@ function describe(error: AjvError): string {
       return `must be at least ${String(p.limit)}`
     case 'format':
       return `must be a valid ${String(p.format)}`
+    case 'noNul':
+      return NUL_MESSAGE
     default:
       return error.message ?? 'is invalid'
   }
@@ -190,13 +218,66 @@ const LOCATION: Record<string, string> = {
   headers: 'header',
 }
 
+/**
+ * One entry per field, in the order Ajv found them (an empty name breaks both minLength and
+ * pattern: one entry). Linear in the number of errors: a Set, not a search per entry.
+ */
 export function fieldErrors(validation: AjvError[]): FieldError[] {
-  return validation.map((e) => {
+  const seen = new Set<string>()
+  const out: FieldError[] = []
+  for (const e of validation) {
+    // `if` only says that its `then` failed, whose own errors are listed (see validation.ts).
+    if (e.keyword === 'if') continue
     const param = paramName(e)
-    if (e.keyword === 'required') return { param, message: `\`${param}\` is required` }
-    if (e.keyword === 'additionalProperties') return { param, message: `\`${param}\` is not a known field` }
-    return { param, message: `\`${param}\` ${describe(e)}` }
-  })
+    if (seen.has(param)) continue
+    seen.add(param)
+    if (e.keyword === 'required') out.push({ param, message: `\`${param}\` is required` })
+    else if (e.keyword === 'additionalProperties')
+      out.push({ param, message: `\`${param}\` is not a known field` })
+    else out.push({ param, message: `\`${param}\` ${describe(e)}` })
+  }
+  return out
+}
+
+/** At most MAX_LISTED_ERRORS of `errors`, and how many were left out. */
+export function listedErrors(errors: FieldError[]): { errors: FieldError[]; omitted: number } {
+  return {
+    errors: errors.slice(0, MAX_LISTED_ERRORS),
+    omitted: Math.max(0, errors.length - MAX_LISTED_ERRORS),
+  }
+}
+
+/** " and N more" for a detail whose list was cut, else "". */
+export function moreText(omitted: number): string {
+  return omitted === 0 ? '' : ` and ${omitted.toLocaleString('en-US')} more`
+}
+
+/** The Petstore's 422 "Validation exception" listing the fields at fault (v2 POST/PUT bodies). */
+export function validationException(validation: AjvError[]): ApiError {
+  const all = fieldErrors(validation)
+  const { errors, omitted } = listedErrors(all)
+  return new ApiError(
+    'validation_failed',
+    `Validation exception: ${errors.map((e) => e.message).join('; ')}${omitted === 0 ? '' : `;${moreText(omitted)}`}.`,
+    {
+      errors,
+      ...(all.length === 1 ? { param: errors[0]!.param } : {}),
+      ...(omitted === 0 ? {} : { extensions: { errors_omitted: omitted } }),
+    },
+  )
+}
+
+/** The most actionable problem first: unknown names, then missing ones, then bad values. */
+function byRank(validation: AjvError[]): AjvError[] {
+  const unknown: AjvError[] = []
+  const missing: AjvError[] = []
+  const invalid: AjvError[] = []
+  for (const e of validation) {
+    if (e.keyword === 'additionalProperties') unknown.push(e)
+    else if (e.keyword === 'required') missing.push(e)
+    else if (e.keyword !== 'if') invalid.push(e)
+  }
+  return [...unknown, ...missing, ...invalid]
 }
 
 /** A JSON text parsed as a form: its one "field name" is the whole document. */
@@ -208,14 +289,21 @@ function jsonReadAsForm(param: string, request: FastifyRequest): boolean {
 }
 
 function validationError(validation: AjvError[], context: string, request: FastifyRequest): ApiError {
-  // The most actionable problem first: unknown names, then missing ones, then bad values.
-  const rank = (e: AjvError) => (e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' ? 1 : 2)
-  const sorted = [...validation].sort((a, b) => rank(a) - rank(b))
+  const sorted = byRank(validation)
   const first = sorted[0]!
   const where = LOCATION[context] ?? 'parameter'
   const param = paramName(first)
-  const errors = sorted.length > 1 ? fieldErrors(sorted) : undefined
-  const options = { param, ...(errors === undefined ? {} : { errors }) }
+  const all = fieldErrors(sorted)
+  const { errors, omitted } = listedErrors(all)
+  const options = {
+    param,
+    ...(all.length > 1 ? { errors } : {}),
+    ...(omitted === 0 ? {} : { extensions: { errors_omitted: omitted } }),
+  }
+  const more =
+    omitted === 0
+      ? ''
+      : ` \`errors\` lists the first ${MAX_LISTED_ERRORS} problems,${moreText(omitted)} were found.`
   let code: ErrorCode
   let detail: string
   if (first.keyword === 'additionalProperties') {
@@ -232,5 +320,5 @@ function validationError(validation: AjvError[], context: string, request: Fasti
     code = 'parameter_invalid'
     detail = `Invalid ${where} \`${param}\`: it ${describe(first)}.`
   }
-  return new ApiError(code, detail, options)
+  return new ApiError(code, `${detail}${more}`, options)
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts'
+import { quoteHeaderValue } from '../lib/redact.ts'
 
 /** Responses carry the object's version as a strong entity tag (RFC 9110 §8.8.3). */
 export function etagFor(version: number): string {
@@ -21,7 +22,7 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
     else if (!/^W\/"[^"]*"$/.test(tag) && !/^"[^"]*"$/.test(tag)) {
       throw new ApiError(
         'parameter_invalid',
-        `If-Match must list entity tags such as "3" (from an ETag header), not ${tag}.`,
+        `If-Match must list entity tags such as "3" (from an ETag header), not ${quoteHeaderValue(tag, 40)}.`,
         {
           param: 'If-Match',
         },

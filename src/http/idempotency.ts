@@ -3,6 +3,7 @@ import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
+import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
 
 /** How long a completed response is kept for replay (README, Idempotent retries). */
@@ -82,7 +83,7 @@ export async function runIdempotent(
 function inProgress(key: string): ApiError {
   return new ApiError(
     'idempotency_request_in_progress',
-    `A request with Idempotency-Key ${JSON.stringify(key)} is still running; retry in a moment.`,
+    `A request with Idempotency-Key ${redactSecret(key)} is still running; retry in a moment.`,
     { param: 'Idempotency-Key', headers: { 'retry-after': '1' } },
   )
 }
@@ -155,7 +156,7 @@ async function claim(
   if (existing.request_hash !== fingerprint) {
     throw new ApiError(
       'idempotency_key_reused',
-      `Idempotency-Key ${JSON.stringify(key)} was already used with different parameters; send a new key for a new request.`,
+      `Idempotency-Key ${redactSecret(key)} was already used with different parameters; send a new key for a new request.`,
       { param: 'Idempotency-Key' },
     )
   }

@@ -5,6 +5,7 @@ import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { newId } from '../lib/ids.ts'
+import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
 import { API_KEY_PREFIX, checkApiKeyShape, generateApiKey } from './api-key-format.ts'
 import {
@@ -113,7 +114,7 @@ export class KeyAuthenticator {
     }
     const keyHash = sha256Hex(apiKey)
     const row = await this.#lookup(keyHash)
-    const shown = `${apiKey.slice(0, API_KEY_PREFIX.length + 4)}…${apiKey.slice(-4)}`
+    const shown = redactSecret(apiKey)
     if (row === undefined) throw new ApiError('api_key_invalid', `Invalid API key ${shown}: no such key.`)
     if (row.revoked_at !== null) {
       throw new ApiError('api_key_revoked', `API key ${shown} was revoked at ${row.revoked_at}.`)

@@ -1,13 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { ApiError } from '../errors/api-error.ts'
 import { assertIfMatch, type IfMatch } from '../http/etag.ts'
 
-const MAX_ATTEMPTS = 5
+/** Attempts before a write that keeps losing its race gives up with 409 concurrent_change. */
+export const MAX_WRITE_ATTEMPTS = 12
+/** Backoff between attempts: random up to 2 ms, 4 ms, 8 ms … at most 50 ms (~0.3 s in all). */
+const BACKOFF_BASE_MS = 2
+const BACKOFF_CAP_MS = 50
 
 /**
  * Optimistic concurrency: read the current version, check the caller's If-Match against it, then
  * write only if the row is still at that version. When another writer got there first, an
  * If-Match request fails with 412 (its premise is gone); any other request starts over from the
- * new version, so no update is ever lost silently.
+ * new version after a short random pause (writers that collided do not collide again in step),
+ * so no update is ever lost silently. A request without If-Match never gets 412: it asked for no
+ * precondition. Past MAX_WRITE_ATTEMPTS it gets 409 concurrent_change, which is safe to retry.
  */
 export async function writeAtCurrentVersion<T extends { version: number }, R>(options: {
   load: () => Promise<T | undefined>
@@ -27,8 +34,13 @@ export async function writeAtCurrentVersion<T extends { version: number }, R>(op
       if (latest === undefined) throw options.missing()
       assertIfMatch(options.ifMatch, latest.version)
     }
-    if (attempt >= MAX_ATTEMPTS) {
-      throw new ApiError('precondition_failed', 'The object kept changing while this request ran; retry it.')
+    if (attempt >= MAX_WRITE_ATTEMPTS) {
+      throw new ApiError(
+        'concurrent_change',
+        'Other requests kept changing this object while this one ran; nothing was changed. Retry the request.',
+        { headers: { 'retry-after': '1' } },
+      )
     }
+    await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt))
   }
 }

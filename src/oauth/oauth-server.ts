@@ -6,6 +6,7 @@ import { ALL_SCOPES, parseScopes } from '../auth/scopes.ts'
 import type { Config } from '../config/config.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { findNul } from '../http/nul-characters.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
 import { forwardTrustedView } from '../http/trust-proxy.ts'
 import { findClient } from './clients-repository.ts'
@@ -304,7 +305,11 @@ async function frontOfProvider(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<boolean> {
-  if (endpoint === 'authorization' && req.method === 'GET') return refuseUnknownScopes(server, db, req, res)
+  if (endpoint === 'authorization' && req.method === 'GET') {
+    const query = Object.fromEntries(new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
+    if (refuseNul(res, query)) return true
+    return refuseUnknownScopes(server, db, req, res)
+  }
   if (endpoint !== 'token' && endpoint !== 'revocation' && endpoint !== 'introspection') return false
   if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return false
   const text = await readBody(req)
@@ -314,6 +319,8 @@ async function frontOfProvider(
   }
   const params = parseQuery(text) as Record<string, string | string[] | undefined>
   const credentials = clientCredentials(req, params)
+  if (refuseNul(res, { ...params, Authorization: [credentials.clientId ?? '', credentials.secret ?? ''] }))
+    return true
 
   if (endpoint === 'token') {
     const refused = await checkScopes(db, params, credentials.clientId)
@@ -334,6 +341,22 @@ async function frontOfProvider(
   }
   replayBody(req, stringifyQuery(params as Record<string, string | string[]>))
   return false
+}
+
+/**
+ * PostgreSQL cannot store or compare text holding U+0000, and no client id, secret, code or token
+ * holds one: answered `invalid_request` before any lookup, the same on both dialects.
+ */
+function refuseNul(res: ServerResponse, params: Record<string, unknown>): boolean {
+  const param = findNul(params)
+  if (param === undefined) return false
+  oauthError(
+    res,
+    400,
+    'invalid_request',
+    `The parameter ${param.split('.')[0]} contains the NUL character (U+0000).`,
+  )
+  return true
 }
 
 /**

@@ -73,17 +73,22 @@ export const PetFormBody = Type.Object(
   { additionalProperties: false },
 )
 
+/** At most this many values in one findByStatus / findByTags query (one SQL condition each). */
+export const FIND_VALUES_LIMIT = 100
+
 export const FindByStatusQuery = Type.Object({
-  status: Type.Array(Type.String(), {
+  status: Type.Array(Type.String({ maxLength: LIMITS.shortText }), {
     minItems: 1,
-    description: 'Status values to consider: repeat the parameter or send a comma-separated list.',
+    maxItems: FIND_VALUES_LIMIT,
+    description: `Status values to consider: repeat the parameter or send a comma-separated list (at most ${FIND_VALUES_LIMIT} values).`,
   }),
 })
 
 export const FindByTagsQuery = Type.Object({
   tags: Type.Array(Type.String({ maxLength: LIMITS.shortText }), {
     minItems: 1,
-    description: 'Tags to filter by: repeat the parameter or send a comma-separated list.',
+    maxItems: FIND_VALUES_LIMIT,
+    description: `Tags to filter by: repeat the parameter or send a comma-separated list (at most ${FIND_VALUES_LIMIT} names).`,
   }),
 })
 

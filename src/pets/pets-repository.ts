@@ -286,6 +286,8 @@ export async function findPetsByTags(
   limit: number,
 ): Promise<Pet[]> {
   const wanted = new Set(names)
+  // One LIKE per name, OR-ed: SQLite nests them one level each and refuses past 1,000 levels
+  // (SQLITE_MAX_EXPR_DEPTH), so the route takes at most FIND_VALUES_LIMIT (100) names.
   // `%` and `_` in a name only widen the LIKE; a backslash means different things to the two
   // dialects' LIKE, so such a search reads every pet of the account instead.
   const prefilter = !names.some((n) => n.includes('\\'))

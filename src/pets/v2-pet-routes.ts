@@ -2,13 +2,15 @@ import type { MultipartFile } from '@fastify/multipart'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
-import { fieldErrors } from '../errors/error-handler.ts'
+import { validationException } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
+import { quoteHeaderValue } from '../lib/redact.ts'
 import { addPetImage, assertCanUpload, IMAGE_LIMIT_BYTES, readImage } from './images-service.ts'
 import type { Category, PetFields, Tag } from './pet.ts'
 import { IMAGE_NAME_PATTERN } from './pet-images.ts'
 import { PET_STATUSES, type PetStatus } from './pet-status.ts'
 import {
+  FIND_VALUES_LIMIT,
   FindByStatusQuery,
   FindByTagsQuery,
   InventorySchema,
@@ -127,7 +129,7 @@ function assertJson(request: FastifyRequest): void {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError(
       'unsupported_media_type',
-      `Content-Type ${JSON.stringify(type)} is not accepted here; send the pet as application/json.`,
+      `Content-Type ${quoteHeaderValue(type)} is not accepted here; send the pet as application/json.`,
     )
   }
 }
@@ -135,25 +137,25 @@ function assertJson(request: FastifyRequest): void {
 /** 422 "Validation exception" listing every field at fault (the Petstore's PUT/POST contract). */
 function assertValid(request: FastifyRequest): void {
   const validation = (
-    request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
+    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
   )?.validation
-  if (validation === undefined) return
-  // One entry per field (an empty name breaks both minLength and pattern).
-  const errors = fieldErrors(validation).filter(
-    (e, i, all) => all.findIndex((f) => f.param === e.param) === i,
-  )
-  throw new ApiError(
-    'validation_failed',
-    `Validation exception: ${errors.map((e) => e.message).join('; ')}.`,
-    { errors, ...(errors.length === 1 ? { param: errors[0]!.param } : {}) },
-  )
+  if (validation !== undefined) throw validationException(validation)
 }
 
-function splitList(values: string[]): string[] {
-  return values
+/** The values of a repeated and/or comma-separated parameter; 400 past FIND_VALUES_LIMIT. */
+function splitList(values: string[], param: string): string[] {
+  const list = values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '')
+  if (list.length > FIND_VALUES_LIMIT) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid query parameter \`${param}\`: send at most ${FIND_VALUES_LIMIT} values (${list.length} were sent).`,
+      { param },
+    )
+  }
+  return list
 }
 
 export interface V2PetRoutesOptions {
@@ -244,7 +246,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       },
     },
     async (request) => {
-      const statuses = splitList(request.query.status)
+      const statuses = splitList(request.query.status, 'status')
       const bad = statuses.filter((s) => !(PET_STATUSES as readonly string[]).includes(s))
       if (bad.length > 0 || statuses.length === 0) {
         throw new ApiError(
@@ -278,7 +280,7 @@ export async function v2PetRoutes(fastify: FastifyInstance, options: V2PetRoutes
       },
     },
     async (request) => {
-      const names = [...new Set(splitList(request.query.tags))]
+      const names = [...new Set(splitList(request.query.tags, 'tags'))]
       if (names.length === 0) {
         throw new ApiError('parameter_invalid', 'Send at least one tag name in `tags`.', { param: 'tags' })
       }

@@ -37,7 +37,15 @@ export const Problem = Type.Object(
     detail: Type.String({ description: 'What went wrong in this request, and how to fix it.' }),
     code: Type.String({ description: 'Stable machine-readable code (see /problems/{code}).' }),
     param: Type.Optional(Type.String({ description: 'The parameter at fault, when there is one.' })),
-    errors: Type.Optional(Type.Array(Type.Object({ param: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ param: Type.String(), message: Type.String() }), {
+        maxItems: 20,
+        description: 'The fields at fault, one entry each: at most 20.',
+      }),
+    ),
+    errors_omitted: Type.Optional(
+      Type.Integer({ description: 'How many more fields were at fault than `errors` lists.' }),
+    ),
     request_id: Type.String(),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details.', additionalProperties: true },

@@ -5,7 +5,7 @@ import { PasswordWorkBusyError } from '../accounts/password-work.ts'
 import { hashPassword } from '../accounts/passwords.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { fieldErrors } from '../errors/error-handler.ts'
+import { validationException } from '../errors/error-handler.ts'
 import { etagFor, parseIfMatch } from '../http/etag.ts'
 import { v2Problems } from '../pets/v2-problems.ts'
 import type { User, UserFields } from './user.ts'
@@ -77,21 +77,9 @@ async function hashUserPassword(password: string, accountId: string): Promise<st
 
 function assertValid(request: FastifyRequest): void {
   const validation = (
-    request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
+    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
   )?.validation
-  if (validation === undefined) return
-  // One entry per field (an empty name breaks both minLength and pattern).
-  const errors = fieldErrors(validation).filter(
-    (e, i, all) => all.findIndex((f) => f.param === e.param) === i,
-  )
-  throw new ApiError(
-    'validation_failed',
-    `Validation exception: ${errors.map((e) => e.message).join('; ')}.`,
-    {
-      errors,
-      ...(errors.length === 1 ? { param: errors[0]!.param } : {}),
-    },
-  )
+  if (validation !== undefined) throw validationException(validation)
 }
 
 function userIdParam(request: FastifyRequest): number {

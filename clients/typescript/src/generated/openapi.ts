@@ -418,10 +418,13 @@ export interface components {
       code: string
       /** @description The parameter at fault, when there is one. */
       param?: string
+      /** @description The fields at fault, one entry each: at most 20. */
       errors?: {
         param: string
         message: string
       }[]
+      /** @description How many more fields were at fault than `errors` lists. */
+      errors_omitted?: number
       request_id: string
     } & {
       [key: string]: unknown
@@ -1872,7 +1875,7 @@ export interface operations {
   findPetsByStatus: {
     parameters: {
       query: {
-        /** @description Status values to consider: repeat the parameter or send a comma-separated list. */
+        /** @description Status values to consider: repeat the parameter or send a comma-separated list (at most 100 values). */
         status: string[]
       }
       header?: never
@@ -1931,7 +1934,7 @@ export interface operations {
   findPetsByTags: {
     parameters: {
       query: {
-        /** @description Tags to filter by: repeat the parameter or send a comma-separated list. */
+        /** @description Tags to filter by: repeat the parameter or send a comma-separated list (at most 100 names). */
         tags: string[]
       }
       header?: never
