@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Tracer } from '@opentelemetry/api'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, type Dialect as KyselyDialect, PostgresDialect, sql } from 'kysely'
+import { Kysely, type Dialect as KyselyDialect, sql } from 'kysely'
 import pg from 'pg'
 import { type Config, loadConfig, sqlitePath } from '../config/config.ts'
+import { CurrentSchemaPostgresDialect } from './current-schema-introspector.ts'
 import { createPostgresPool } from './postgres-pool.ts'
 import type { Database } from './schema.ts'
 import { GroupCommitMonitor, GroupCommitSqliteDialect } from './sqlite-group-commit.ts'
@@ -116,7 +117,7 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
     onConnectionError: options.onConnectionError ?? (() => {}),
   })
   const db = new Kysely<Database>({
-    dialect: traced(new PostgresDialect({ pool }), 'postgresql', options.tracer),
+    dialect: traced(new CurrentSchemaPostgresDialect({ pool }), 'postgresql', options.tracer),
   })
   const url = new URL(databaseUrl)
   url.password = ''
