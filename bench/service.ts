@@ -15,7 +15,8 @@ function npmStartArgs(): string[] {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string }
   }
-  const [command, ...args] = scripts.start.split(/\s+/)
+  // `exec` makes the shell npm runs the script in become node, so signals reach the service.
+  const [command, ...args] = scripts.start.replace(/^exec\s+/, '').split(/\s+/)
   if (command !== 'node') throw new Error(`npm start is not a plain node command: ${scripts.start}`)
   return args
 }

@@ -28,12 +28,13 @@ export function registerErrorHandling(
 ): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = error instanceof ApiError ? error : translate(error as FastifyError, request)
-    // An expected state while the database is away, not a bug: a warning, without the stack.
-    if (apiError.code === 'database_unavailable')
-      request.log.warn({ err: { message: error.message } }, 'database unavailable')
-    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
     // /readyz reports it until a write succeeds again (src/health/storage-full.ts).
     if (apiError.code === 'storage_full') request.server.deps.storageFull.raise()
+    // Only the unexpected is an error with its stack; a 5xx the service meant to answer (the
+    // database away or full, the service stopping) is a state to watch: a warning, no stack.
+    if (apiError.code === 'internal_error') request.log.error({ err: error }, 'request failed')
+    else if (apiError.status >= 500)
+      request.log.warn({ code: apiError.code, reason: error.message }, 'request not served')
     else if (!(error instanceof ApiError))
       request.log.info({ err: { message: error.message } }, 'client error')
     return sendProblem(request, reply, apiError)

@@ -69,4 +69,19 @@ describeDb('the request log line', () => {
     expect(line).not.toHaveProperty('account_id')
     expect(line.status).toBe(401)
   })
+
+  it('logs a 503 the service meant to answer (stopping) as a warning without a stack, not an error', async () => {
+    t.app.deps.shutdown.started = true
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/readyz' })
+      expect(response.statusCode).toBe(503)
+      const requestId = String(response.headers['request-id'])
+      const own = lines.filter((l) => l.request_id === requestId)
+      expect(own.filter((l) => Number(l.level) >= 50)).toEqual([])
+      expect(own.find((l) => l.level === 40)).toMatchObject({ code: 'service_unavailable' })
+      expect(JSON.stringify(own)).not.toContain('"stack"')
+    } finally {
+      t.app.deps.shutdown.started = false
+    }
+  })
 })

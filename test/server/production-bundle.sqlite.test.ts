@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -66,4 +67,48 @@ describe('the production bundle (npm start)', () => {
     server.child.kill('SIGTERM')
     expect(await server.exited).toBe(0)
   })
+
+  it('stops when the `npm start` process itself gets SIGTERM (a process manager stopping it)', async () => {
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        SHUTDOWN_DRAIN_SECONDS: '0',
+        DATABASE_URL: `sqlite:${join(dir, 'npm-start.db')}`,
+      },
+    })
+    let out = ''
+    npm.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    // The service's own pid, from its "ready" log line: npm and a shell may stand between.
+    const pid = await new Promise<number>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const ready = out.split('\n').find((line) => line.includes('pet-service ready'))
+        if (ready !== undefined) {
+          clearInterval(timer)
+          resolve((JSON.parse(ready) as { pid: number }).pid)
+        }
+      }, 50)
+      npm.on('exit', (code) => reject(new Error(`npm start exited early (${code}): ${out}`)))
+    })
+    expect(pid).not.toBe(npm.pid)
+    npm.kill('SIGTERM')
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const deadline = Date.now() + 15_000
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    const survived = alive()
+    if (survived) process.kill(pid, 'SIGKILL')
+    expect(survived, 'the service outlived the npm process that started it').toBe(false)
+  }, 40_000)
 })
