@@ -20,6 +20,8 @@ from .errors import (
     RateLimitError,
     ServerError,
 )
+from . import webhooks
+from .webhooks import WebhookVerificationError
 
 __version__ = "0.1.0"
 
@@ -45,4 +47,6 @@ __all__ = [
     "ResponseInfo",
     "ServerError",
     "Users",
+    "WebhookVerificationError",
+    "webhooks",
 ]

@@ -3,6 +3,7 @@ import { OAuth } from './oauth.ts'
 import { type RequestOptions, type WithResponse, withResponse } from './request-options.ts'
 import { Pets } from './resources/pets.ts'
 import { Users } from './resources/users.ts'
+import { webhooks } from './webhooks.ts'
 
 export interface PetServiceOptions {
   /** Where the service runs, e.g. `https://pets.example.com`. Default `http://localhost:8080`. */
@@ -44,6 +45,8 @@ export class PetService {
   readonly users: Users
   /** OAuth tokens: `await client.oauth.token()`. */
   readonly oauth: OAuth
+  /** Webhook signatures, `await client.webhooks.verify(rawBody, headers, secret)` (also exported as `webhooks`). */
+  readonly webhooks = webhooks
   private readonly core: Core
 
   constructor(options: PetServiceOptions = {}) {

@@ -12,7 +12,18 @@ export {
   ServerError,
   TimeoutError,
 } from './errors.ts'
+export type * from './event-types.ts'
 export type { TokenResponse } from './oauth.ts'
 export { ListPromise, type Page } from './pagination.ts'
 export type { RequestOptions, ResponseInfo, WithResponse } from './request-options.ts'
 export type * from './types.ts'
+export {
+  type SignOptions,
+  type VerifyOptions,
+  type WebhookHeaders,
+  type WebhookPayload,
+  type WebhookSignatureHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+  webhooks,
+} from './webhooks.ts'
