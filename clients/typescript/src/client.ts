@@ -1,8 +1,10 @@
 import { type Call, Core, type HttpMethod, type QueryValue } from './core.ts'
 import { OAuth } from './oauth.ts'
 import { type RequestOptions, type WithResponse, withResponse } from './request-options.ts'
+import { Events } from './resources/events.ts'
 import { Pets } from './resources/pets.ts'
 import { Users } from './resources/users.ts'
+import { WebhookEndpoints } from './resources/webhook-endpoints.ts'
 import { webhooks } from './webhooks.ts'
 
 export interface PetServiceOptions {
@@ -43,6 +45,9 @@ export const DEFAULT_BASE_URL = 'http://localhost:8080'
 export class PetService {
   readonly pets: Pets
   readonly users: Users
+  /** Events: `list`, `get`, and `stream` (live, Server-Sent Events). */
+  readonly events: Events
+  readonly webhookEndpoints: WebhookEndpoints
   /** OAuth tokens: `await client.oauth.token()`. */
   readonly oauth: OAuth
   /** Webhook signatures, `await client.webhooks.verify(rawBody, headers, secret)` (also exported as `webhooks`). */
@@ -78,6 +83,8 @@ export class PetService {
     })
     this.pets = new Pets(this.core)
     this.users = new Users(this.core)
+    this.events = new Events(this.core)
+    this.webhookEndpoints = new WebhookEndpoints(this.core)
   }
 
   /**

@@ -109,6 +109,39 @@ export class Core {
     }
   }
 
+  /**
+   * One request whose body is left unread, for streams: the response once its headers arrive
+   * within the timeout, or the typed error of a non-2xx answer. No retries: the caller owns
+   * reconnecting (the Server-Sent Events stream resumes with Last-Event-ID).
+   */
+  async open(call: Call, options: RequestOptions & { signal: AbortSignal }): Promise<Response> {
+    const headers = await this.headers(call, options, undefined)
+    const timeout = options.timeout ?? this.config.timeout
+    // One controller for the whole response: the caller's signal aborts the body's reading too;
+    // the timeout only covers the wait for the headers.
+    const controller = new AbortController()
+    const { signal } = options
+    if (signal.aborted) controller.abort(signal.reason)
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+    const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeout)
+    let response: Response
+    try {
+      response = await this.config.fetch(this.url(call.path, call.query), {
+        method: call.method,
+        headers,
+        signal: controller.signal,
+      })
+    } catch (error) {
+      const reason: unknown = controller.signal.reason
+      throw toConnectionError(reason instanceof TimeoutMarker ? reason : error, timeout, signal)
+    } finally {
+      clearTimeout(timer)
+    }
+    if (response.ok) return response
+    const text = await response.text().catch(() => '')
+    throw errorFromResponse(response, parseBody(text, response.headers.get('content-type')))
+  }
+
   private url(path: string, query: Record<string, QueryValue> | undefined): string {
     const absolute = /^https?:\/\//i.test(path)
     const url = new URL(absolute ? path : this.config.baseUrl.replace(/\/+$/, '') + path)

@@ -28,7 +28,7 @@ export interface Event<T extends Record<string, unknown> = Record<string, unknow
   data: { object: T; previous_attributes?: Record<string, unknown> }
 }
 
-export interface EventListParams {
+export type EventListParams = {
   limit?: number
   starting_after?: string
   ending_before?: string
@@ -66,20 +66,20 @@ export interface WebhookEndpointWithSecret extends WebhookEndpoint {
   secret: string
 }
 
-export interface WebhookEndpointCreateParams {
+export type WebhookEndpointCreateParams = {
   url: string
   enabled_events: readonly string[]
   description?: string | null
 }
 
-export interface WebhookEndpointUpdateParams {
+export type WebhookEndpointUpdateParams = {
   url?: string
   enabled_events?: readonly string[]
   description?: string | null
   status?: WebhookEndpointStatus
 }
 
-export interface WebhookEndpointListParams {
+export type WebhookEndpointListParams = {
   limit?: number
   starting_after?: string
   ending_before?: string
@@ -91,7 +91,7 @@ export interface DeletedWebhookEndpoint {
   deleted: true
 }
 
-export interface RotateSecretParams {
+export type RotateSecretParams = {
   /** How long the current secret keeps signing alongside the new one. Default 24; 0 = now. */
   expire_current_in_hours?: number
 }
@@ -116,7 +116,7 @@ export interface WebhookDelivery {
   next_attempt_at: string | null
 }
 
-export interface WebhookDeliveryListParams {
+export type WebhookDeliveryListParams = {
   limit?: number
   starting_after?: string
   ending_before?: string
