@@ -6,7 +6,19 @@
     pet = client.pets.create(name="Rex", owner_id=None, species="dog", breed="collie")
 """
 
-from ._client import DEFAULT_BASE_URL, NOT_GIVEN, ApiList, ApiObject, OAuth, Page, PetService, Pets, Users
+from ._client import (
+    DEFAULT_BASE_URL,
+    NOT_GIVEN,
+    ApiList,
+    ApiObject,
+    Events,
+    OAuth,
+    Page,
+    PetService,
+    Pets,
+    Users,
+    WebhookEndpoints,
+)
 from ._http import RequestOptions, ResponseInfo
 from .errors import (
     APIConnectionError,
@@ -34,6 +46,7 @@ __all__ = [
     "ApiObject",
     "AuthenticationError",
     "ConflictError",
+    "Events",
     "InvalidRequestError",
     "NotFoundError",
     "OAuth",
@@ -47,6 +60,7 @@ __all__ = [
     "ResponseInfo",
     "ServerError",
     "Users",
+    "WebhookEndpoints",
     "WebhookVerificationError",
     "webhooks",
 ]

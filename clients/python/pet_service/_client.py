@@ -1,11 +1,12 @@
-"""The client: ``PetService`` and its resource namespaces ``pets``, ``users`` and ``oauth``."""
+"""The client: ``PetService`` and its resource namespaces ``pets``, ``users``, ``events``,
+``webhook_endpoints`` and ``oauth``."""
 
 from __future__ import annotations
 
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from ._http import Call, RequestOptions, ResponseInfo, Transport
 
@@ -305,6 +306,169 @@ class Users(_Resource):
         return self._list("/v1/user", params, _options(None, timeout, max_retries))
 
 
+def _ts(value: Union[str, int, None]) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+class Events(_Resource):
+    """``client.events``: what changed in your account, kept 30 days (v1, API key with
+    ``read:events``). Each event: ``id``, ``type``, ``created_at``, ``data.object`` (the resource as
+    v1 shows it) and, for updates, ``data.previous_attributes``."""
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ApiObject:  # noqa: A002
+        """``GET /v1/event/{id}``."""
+        return self._call(Call("GET", _id_path("/v1/event", id)), _options(None, timeout, max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        ending_before: Optional[str] = None,
+        type: Union[str, Sequence[str], None] = None,  # noqa: A002 - the API's parameter name
+        object_id: Union[str, int, None] = None,
+        created_gte: Union[str, int, None] = None,
+        created_lte: Union[str, int, None] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[str]:
+        """``GET /v1/event``, newest first: one page; iterate over it for every event of every page.
+
+        ``type``: an exact type or a wildcard (``"pet.*"``), or a list of them. ``created_gte`` and
+        ``created_lte`` (the API's ``created[gte]``/``created[lte]``): ISO 8601 or Unix seconds.
+        """
+        params: Dict[str, Any] = dict(
+            limit=limit,
+            starting_after=starting_after,
+            ending_before=ending_before,
+            type=[type] if isinstance(type, str) else (list(type) if type is not None else None),
+            object_id=_ts(object_id),
+        )
+        params["created[gte]"] = _ts(created_gte)
+        params["created[lte]"] = _ts(created_lte)
+        return self._list("/v1/event", params, _options(None, timeout, max_retries))
+
+
+_ENDPOINTS = "/v1/webhook_endpoint"
+
+
+class WebhookEndpoints(_Resource):
+    """``client.webhook_endpoints``: where the service POSTs your account's events, signed (check
+    them with :func:`pet_service.webhooks.verify`). Reads need ``read:webhooks``, changes
+    ``write:webhooks``."""
+
+    def create(
+        self,
+        *,
+        url: str,
+        enabled_events: Sequence[str],
+        description: Optional[str] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiObject:
+        """``POST /v1/webhook_endpoint``. The answer holds the signing ``secret`` (``whsec_...``),
+        shown this once: store it now."""
+        body = _given(url=url, enabled_events=list(enabled_events), description=description)
+        return self._call(
+            Call("POST", _ENDPOINTS, json_body=body), _options(idempotency_key, timeout, max_retries)
+        )
+
+    def get(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ApiObject:  # noqa: A002
+        """``GET /v1/webhook_endpoint/{id}``."""
+        return self._call(Call("GET", _id_path(_ENDPOINTS, id)), _options(None, timeout, max_retries))
+
+    def update(
+        self,
+        id: str,  # noqa: A002
+        *,
+        url: str = NOT_GIVEN,
+        enabled_events: Sequence[str] = NOT_GIVEN,
+        description: Optional[str] = NOT_GIVEN,
+        status: str = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiObject:
+        """``PATCH /v1/webhook_endpoint/{id}``: only the fields given change (``status="disabled"``
+        pauses deliveries; None clears the description)."""
+        events = NOT_GIVEN if enabled_events is NOT_GIVEN else list(enabled_events)
+        body = _given(url=url, enabled_events=events, description=description, status=status)
+        return self._call(
+            Call("PATCH", _id_path(_ENDPOINTS, id), json_body=body), _options(None, timeout, max_retries)
+        )
+
+    def delete(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ApiObject:  # noqa: A002
+        """``DELETE /v1/webhook_endpoint/{id}``."""
+        return self._call(Call("DELETE", _id_path(_ENDPOINTS, id)), _options(None, timeout, max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        ending_before: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[str]:
+        """``GET /v1/webhook_endpoint``, newest first: one page; iterate over it for all."""
+        params = dict(limit=limit, starting_after=starting_after, ending_before=ending_before)
+        return self._list(_ENDPOINTS, params, _options(None, timeout, max_retries))
+
+    def rotate_secret(
+        self,
+        id: str,  # noqa: A002
+        *,
+        expire_current_in_hours: Optional[float] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiObject:
+        """``POST /v1/webhook_endpoint/{id}/rotate_secret``: a new ``secret`` (shown once); the current
+        one keeps signing alongside it for ``expire_current_in_hours`` (default 24; 0 stops it now)."""
+        body = {} if expire_current_in_hours is None else {"expire_current_in_hours": expire_current_in_hours}
+        return self._call(
+            Call("POST", _id_path(_ENDPOINTS, id) + "/rotate_secret", json_body=body),
+            _options(None, timeout, max_retries),
+        )
+
+    def list_deliveries(
+        self,
+        id: str,  # noqa: A002
+        *,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        ending_before: Optional[str] = None,
+        event_id: Optional[str] = None,
+        status: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[str]:
+        """``GET /v1/webhook_endpoint/{id}/delivery``: the delivery log, newest attempt first."""
+        params = dict(
+            limit=limit, starting_after=starting_after, ending_before=ending_before, event_id=event_id, status=status
+        )
+        return self._list(_id_path(_ENDPOINTS, id) + "/delivery", params, _options(None, timeout, max_retries))
+
+    def resend(
+        self,
+        id: str,  # noqa: A002
+        *,
+        event_id: str,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiObject:
+        """``POST /v1/webhook_endpoint/{id}/resend``: deliver one event to this endpoint again."""
+        return self._call(
+            Call("POST", _id_path(_ENDPOINTS, id) + "/resend", json_body={"event_id": event_id}),
+            _options(None, timeout, max_retries),
+        )
+
+    def send_test(self, id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> ApiObject:  # noqa: A002
+        """``POST /v1/webhook_endpoint/{id}/test``: a ``webhook.test`` event to this endpoint only."""
+        return self._call(
+            Call("POST", _id_path(_ENDPOINTS, id) + "/test"), _options(None, timeout, max_retries)
+        )
+
+
 class OAuth:
     """Access tokens for the v2 API.
 
@@ -416,6 +580,8 @@ class PetService:
         )
         self.pets = Pets(self._transport)
         self.users = Users(self._transport)
+        self.events = Events(self._transport)
+        self.webhook_endpoints = WebhookEndpoints(self._transport)
 
     def request(
         self,

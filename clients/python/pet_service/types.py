@@ -6,7 +6,7 @@ OpenAPI document, docs/openapi.json, defines them).
 
 from __future__ import annotations
 
-from typing import List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict
 
 PetStatus = Literal["available", "pending", "sold"]
 
@@ -77,3 +77,55 @@ class TokenResponse(TypedDict, total=False):
     token_type: str
     expires_in: int
     scope: str
+
+
+class EventData(TypedDict, total=False):
+    #: The resource as v1 shows it (after the change; as it was, for ``*.deleted``).
+    object: Dict[str, Any]
+    #: Only on ``*.updated``: the fields that changed, with their old values.
+    previous_attributes: Dict[str, Any]
+
+
+class Event(TypedDict):
+    """One change in your account (``client.events.*``); also a webhook's body."""
+
+    id: str
+    object: Literal["event"]
+    #: ``pet.created|updated|deleted``, ``user.created|updated|deleted``, or ``webhook.test``.
+    type: str
+    created_at: str
+    data: EventData
+
+
+class WebhookEndpoint(TypedDict, total=False):
+    """Where events are POSTed (``client.webhook_endpoints.*``). ``secret`` only in the answers of
+    ``create`` and ``rotate_secret``."""
+
+    id: str
+    object: Literal["webhook_endpoint"]
+    url: str
+    enabled_events: List[str]
+    description: Optional[str]
+    status: Literal["enabled", "disabled"]
+    disabled_reason: Optional[str]
+    created_at: str
+    updated_at: str
+    secret: str
+
+
+class WebhookDelivery(TypedDict):
+    """One attempt to deliver one event to one endpoint (``list_deliveries``)."""
+
+    id: str
+    object: Literal["webhook_delivery"]
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    attempt: int
+    status: Literal["pending", "succeeded", "failed", "retrying"]
+    attempted_at: Optional[str]
+    response_status: Optional[int]
+    latency_ms: Optional[int]
+    response_body_excerpt: Optional[str]
+    error: Optional[str]
+    next_attempt_at: Optional[str]
