@@ -8,8 +8,10 @@ import {
   PetServiceError,
   type PetServiceOptions,
   type RequestOptions,
+  webhooks,
 } from '../../clients/typescript/src/index.ts'
 import { PET_COLUMNS, type Row, record, table, USER_COLUMNS } from './format.ts'
+import { listen } from './listen.ts'
 
 export const HELP = `petctl — the Pet Service from the command line (built on @pet-service/client)
 
@@ -28,6 +30,9 @@ Usage:
   petctl users update ID [--name N] [--email E] [--phone P]
   petctl users list [--limit N] [--starting-after ID] [--email E] [--all]
   petctl token [--scope "read:pets write:pets"]    print an OAuth access token
+  petctl listen [--events TYPES] [--forward-to URL] [--secret whsec_...] [--last-event-id ID]
+                print events as they happen (--json: one JSON event a line); with --forward-to,
+                POST each to URL signed as a real webhook delivery (Standard Webhooks)
 
   petctl COMMAND --help    a command's own options and examples (petctl pets create --help)
 
@@ -58,6 +63,8 @@ export interface Io {
   progress: boolean
   /** Injected in tests; defaults to a client built from the flags and environment. */
   client?: (options: PetServiceOptions) => PetService
+  /** Stops `petctl listen`; defaults to Ctrl-C (SIGINT) or SIGTERM. */
+  signal?: AbortSignal
 }
 
 class UsageError extends Error {}
@@ -90,6 +97,10 @@ interface Values {
   photoUrl?: string[]
   tag?: string[]
   category?: string
+  events?: string
+  forwardTo?: string
+  secret?: string
+  lastEventId?: string
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
@@ -234,6 +245,20 @@ function buildProgram(io: Io): Command {
     .option('--email <email>', 'only users with this email')
     .option('--all', 'every page (a progress count on a terminal)')
 
+  leaf(
+    program,
+    'listen',
+    'print events as they happen; forward them, signed, to a local server',
+    listenCommand,
+  )
+    .option('--events <types>', 'comma-separated types or wildcards, e.g. pet.*,user.deleted (default all)')
+    .option('--forward-to <url>', 'POST each event there, signed as a webhook delivery')
+    .option('--secret <whsec>', 'sign with this secret (default: a new one each session)')
+    .option('--last-event-id <id>', 'first replay the events after this one')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  petctl listen --events pet.*\n  petctl listen --forward-to http://localhost:3000/webhooks --secret whsec_...',
+    )
   leaf(program, 'token', 'print an OAuth access token (client credentials grant)', token).addHelpText(
     'after',
     '\nExample:\n  PET_SERVICE_CLIENT_ID=pet_ci_... PET_SERVICE_CLIENT_SECRET=pet_cs_... petctl token --scope write:pets',
@@ -502,6 +527,49 @@ async function usersList(run: Run): Promise<void> {
     .client('key')
     .users.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, run.options)
   await printList(list, values.all === true, 'users', USER_COLUMNS, run)
+}
+
+async function listenCommand(run: Run): Promise<void> {
+  const { values, io } = run
+  const events = values.events
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
+  let forwardTo: URL | undefined
+  if (values.forwardTo !== undefined) {
+    forwardTo = URL.canParse(values.forwardTo) ? new URL(values.forwardTo) : undefined
+    if (forwardTo === undefined || !/^https?:$/.test(forwardTo.protocol))
+      throw new UsageError(`--forward-to must be an http:// or https:// URL, not ${values.forwardTo}.`)
+  }
+  const secret = values.secret ?? webhooks.generateSecret()
+  if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    throw new UsageError('--secret must be whsec_ followed by base64, as petctl listen prints it.')
+  if (values.lastEventId !== undefined && !values.lastEventId.startsWith('evt_'))
+    throw new UsageError(`--last-event-id takes an event id (evt_…), not ${values.lastEventId}.`)
+  const client = run.client('key')
+  // Ctrl-C ends the listening, not the process mid-forward: the loop finishes and petctl exits 0.
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  if (io.signal === undefined) {
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+  }
+  try {
+    await listen(
+      client,
+      {
+        events: events === undefined || events.length === 0 ? undefined : events,
+        forwardTo,
+        secret,
+        json: run.json,
+        lastEventId: values.lastEventId,
+      },
+      { out: io.out, err: io.err, signal: io.signal ?? stop.signal },
+    )
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
 }
 
 async function token(run: Run): Promise<void> {

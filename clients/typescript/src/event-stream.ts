@@ -36,6 +36,12 @@ export interface ReconnectInfo {
   error: PetServiceError
 }
 
+export interface EventStreamMessage<T extends Event = Event> {
+  event: T
+  /** The event's JSON as received. */
+  data: string
+}
+
 const DEFAULT_IDLE_TIMEOUT_MS = 45_000
 
 class IdleMarker extends Error {}
@@ -58,6 +64,14 @@ export class EventStream<T extends Event = Event> implements AsyncIterable<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const message of this.messages()) yield message.event
+  }
+
+  /**
+   * The stream's messages with the event's JSON exactly as the service sent it (`data`), which
+   * is also a webhook's body byte for byte: for forwarding events elsewhere, signed.
+   */
+  async *messages(): AsyncGenerator<EventStreamMessage<T>, void, undefined> {
     const { signal } = this.options
     const maxRetries = this.options.maxRetries ?? Number.POSITIVE_INFINITY
     // A function, not a narrowed property: the signal changes under awaits.
@@ -69,10 +83,10 @@ export class EventStream<T extends Event = Event> implements AsyncIterable<T> {
       let retryAfterMs: number | undefined
       const received = { any: false }
       try {
-        for await (const event of this.connect(received, (ms) => {
+        for await (const message of this.connect(received, (ms) => {
           serverRetryMs = ms
         })) {
-          yield event
+          yield message
         }
         ended = new ConnectionError({ message: 'The service closed the event stream.' })
       } catch (error) {
@@ -96,7 +110,10 @@ export class EventStream<T extends Event = Event> implements AsyncIterable<T> {
   }
 
   /** One connection: its events until it ends (returns) or fails (throws). */
-  private async *connect(received: { any: boolean }, onRetry: (ms: number) => void): AsyncGenerator<T> {
+  private async *connect(
+    received: { any: boolean },
+    onRetry: (ms: number) => void,
+  ): AsyncGenerator<EventStreamMessage<T>> {
     const attempt = new AbortController()
     const { signal } = this.options
     const onAbort = () => attempt.abort(signal?.reason)
@@ -133,7 +150,7 @@ export class EventStream<T extends Event = Event> implements AsyncIterable<T> {
           for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
             const event = parseEvent<T>(m.data)
             if (m.id !== undefined) this.lastEventId = m.id
-            yield event
+            yield { event, data: m.data }
           }
         }
       } finally {

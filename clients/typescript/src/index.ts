@@ -12,7 +12,12 @@ export {
   ServerError,
   TimeoutError,
 } from './errors.ts'
-export { EventStream, type EventStreamOptions, type ReconnectInfo } from './event-stream.ts'
+export {
+  EventStream,
+  type EventStreamMessage,
+  type EventStreamOptions,
+  type ReconnectInfo,
+} from './event-stream.ts'
 export type * from './event-types.ts'
 export type { TokenResponse } from './oauth.ts'
 export { ListPromise, type Page } from './pagination.ts'
