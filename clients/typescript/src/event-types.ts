@@ -123,3 +123,11 @@ export type WebhookDeliveryListParams = {
   event_id?: string
   status?: WebhookDeliveryStatus
 }
+
+/** What resend and sendTest answer (202): the delivery is queued; the log shows its attempts. */
+export interface QueuedWebhookDelivery {
+  object: 'webhook_delivery_request'
+  endpoint_id: string
+  event_id: string
+  status: 'pending'
+}

@@ -1,5 +1,6 @@
 import type {
   DeletedWebhookEndpoint,
+  QueuedWebhookDelivery,
   RotateSecretParams,
   WebhookDelivery,
   WebhookDeliveryListParams,
@@ -96,16 +97,16 @@ export class WebhookEndpoints extends Resource {
     id: string,
     params: { event_id: string },
     options?: RequestOptions,
-  ): Promise<WithResponse<Record<string, unknown>>> {
-    return this.call<Record<string, unknown>>(
+  ): Promise<WithResponse<QueuedWebhookDelivery>> {
+    return this.call<QueuedWebhookDelivery>(
       { method: 'POST', path: `${idPath(PATH, id)}/resend`, json: params, credential: 'key' },
       options,
     )
   }
 
   /** `POST /v1/webhook_endpoint/{id}/test`: a `webhook.test` event to this endpoint only (202). */
-  sendTest(id: string, options?: RequestOptions): Promise<WithResponse<Record<string, unknown>>> {
-    return this.call<Record<string, unknown>>(
+  sendTest(id: string, options?: RequestOptions): Promise<WithResponse<QueuedWebhookDelivery>> {
+    return this.call<QueuedWebhookDelivery>(
       { method: 'POST', path: `${idPath(PATH, id)}/test`, credential: 'key' },
       options,
     )
