@@ -29,6 +29,7 @@ const OPERATIONS = [
   'Delete a pet',
   'List pets, one page or all of them',
   'Users (pet owners): create, get, change, delete, list',
+  'Events and webhooks: list, stream, endpoints, verify',
   'Errors',
   'Timeouts and retries',
 ]
