@@ -7,6 +7,7 @@ import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
+import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromium } from '../dashboard/browser.ts'
 import { type LiveServer, startLiveServer } from './servers.ts'
@@ -109,6 +110,35 @@ suite(`TypeScript client in a browser${executablePath === undefined ? ' (chromiu
       code: 'pet_not_found',
       userAgent: expect.stringContaining('Chrome'),
     })
+    await page.close()
+  })
+
+  it('verifies and signs webhooks with the browser’s Web Crypto, as standardwebhooks does', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${originUrl}/`)
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+    const body = JSON.stringify({
+      id: 'evt_1',
+      object: 'event',
+      type: 'pet.created',
+      data: { object: { id: 1 } },
+    })
+    const now = new Date()
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('evt_1', now, body),
+    }
+    const result = (await page.evaluate(`(async () => {
+      const { webhooks } = await import('/client/index.js')
+      const [body, headers, secret] = ${JSON.stringify([body, headers, secret])}
+      const event = await webhooks.verify(body, new Headers(headers), secret)
+      const tampered = await webhooks.verify(body + ' ', headers, secret).catch((e) => e.reason)
+      const signed = await webhooks.sign(body, secret, { id: 'evt_2' })
+      return { type: event.type, tampered, signed }
+    })()`)) as { type: string; tampered: string; signed: Record<string, string> }
+    expect(result).toMatchObject({ type: 'pet.created', tampered: 'no_valid_signature' })
+    expect(new Webhook(secret).verify(body, result.signed)).toEqual(JSON.parse(body))
     await page.close()
   })
 })
