@@ -235,6 +235,35 @@ describe('client.events.stream against the contract', () => {
     expect(server.seen[1]!.headers['last-event-id']).toBe('evt_0001')
   })
 
+  it('does not take a slow consumer for a silent connection', async () => {
+    let heartbeats = 0
+    const server = await contractServer((_req, res) => {
+      streamHead(res)
+      res.write(sse(event(1)) + sse(event(2)))
+      const timer = setInterval(() => {
+        heartbeats++
+        res.write(': heartbeat\n\n')
+      }, 20)
+      res.on('close', () => clearInterval(timer))
+    })
+    const reconnects: ReconnectInfo[] = []
+    const stream = client(server.url).events.stream(
+      {},
+      { idleTimeout: 150, onReconnect: (info) => reconnects.push(info) },
+    )
+    const got: string[] = []
+    for await (const e of stream) {
+      got.push(e.id)
+      if (got.length === 2) break
+      // Busy for well over idleTimeout while the service keeps sending heartbeats.
+      const until = heartbeats + 15
+      while (heartbeats < until) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(got).toEqual(['evt_0001', 'evt_0002'])
+    expect(reconnects).toEqual([])
+    expect(server.seen).toHaveLength(1)
+  })
+
   it('throws a refusal that would not change (401) without reconnecting', async () => {
     const server = await contractServer((_req, res) =>
       json(res, 401, { status: 401, code: 'api_key_revoked', detail: 'This API key was revoked.' }),

@@ -150,7 +150,10 @@ export class EventStream<T extends Event = Event> implements AsyncIterable<T> {
           for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
             const event = parseEvent<T>(m.data)
             if (m.id !== undefined) this.lastEventId = m.id
+            // The watchdog waits for the service, not for the consumer: paused while it works.
+            clearTimeout(idle)
             yield { event, data: m.data }
+            alive()
           }
         }
       } finally {
