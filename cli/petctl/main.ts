@@ -31,8 +31,9 @@ Usage:
   petctl users list [--limit N] [--starting-after ID] [--email E] [--all]
   petctl token [--scope "read:pets write:pets"]    print an OAuth access token
   petctl listen [--events TYPES] [--forward-to URL] [--secret whsec_...] [--last-event-id ID]
-                print events as they happen (--json: one JSON event a line); with --forward-to,
-                POST each to URL signed as a real webhook delivery (Standard Webhooks)
+                print events as they happen (--json: one JSON event a line, the rest on
+                stderr); with --forward-to, POST each to URL signed as a real webhook delivery
+                (Standard Webhooks) and print the status it answered
 
   petctl COMMAND --help    a command's own options and examples (petctl pets create --help)
 
