@@ -8,8 +8,7 @@ import Fastify, {
   LogController,
 } from 'fastify'
 import type { Kysely } from 'kysely'
-import { apiKeyAuthentication } from './auth/api-key-auth.ts'
-import type { Principal } from './auth/principal.ts'
+import type { Principal } from './access/principal.ts'
 import type { Config } from './config/config.ts'
 import { dashboard } from './dashboard/dashboard-plugin.ts'
 import type { DatabaseHandle } from './db/database.ts'
@@ -35,9 +34,10 @@ import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerOAuth } from './oauth/oauth-server.ts'
 import { registerMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
-import { v1PetRoutes } from './pets/v1-pet-routes.ts'
-import { registerV2Api } from './pets/v2-api.ts'
-import { v1UserRoutes } from './users/v1-user-routes.ts'
+import { apiKeyAuthentication } from './routes/v1/authentication.ts'
+import { v1PetRoutes } from './routes/v1/pets.ts'
+import { v1UserRoutes } from './routes/v1/users.ts'
+import { registerV2Api } from './routes/v2/index.ts'
 
 /** What routes need, built once per app and shared. */
 export interface AppDeps {

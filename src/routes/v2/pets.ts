@@ -1,14 +1,23 @@
 import type { MultipartFile } from '@fastify/multipart'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError } from '../errors/api-error.ts'
-import { validationException } from '../errors/error-handler.ts'
-import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { quoteHeaderValue } from '../lib/redact.ts'
-import { addPetImage, assertCanUpload, IMAGE_LIMIT_BYTES, readImage } from './images-service.ts'
-import type { Category, PetFields, Tag } from './pet.ts'
-import { IMAGE_NAME_PATTERN } from './pet-images.ts'
-import { PET_STATUSES, type PetStatus } from './pet-status.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import { validationException } from '../../errors/error-handler.ts'
+import { quoteHeaderValue } from '../../errors/redact.ts'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { addPetImage, assertCanUpload, IMAGE_LIMIT_BYTES, readImage } from '../../pets/images-service.ts'
+import type { Category, PetFields, Tag } from '../../pets/pet.ts'
+import { IMAGE_NAME_PATTERN } from '../../pets/pet-images.ts'
+import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
+import {
+  countPetsByStatus,
+  createPet,
+  deletePet,
+  findPetsByStatus,
+  findPetsByTags,
+  getPet,
+  updatePet,
+} from '../../pets/pets-service.ts'
 import {
   FIND_VALUES_LIMIT,
   FindByStatusQuery,
@@ -18,18 +27,9 @@ import {
   PetIdV2Params,
   PetV2Body,
   UploadImageBody,
-} from './pet-v2-schemas.ts'
-import { type ApiResponse, toPetV2 } from './pet-v2-views.ts'
-import {
-  countPetsByStatus,
-  createPet,
-  deletePet,
-  findPetsByStatus,
-  findPetsByTags,
-  getPet,
-  updatePet,
-} from './pets-service.ts'
-import { v2Problems } from './v2-problems.ts'
+} from './pet-schemas.ts'
+import { type ApiResponse, toPetV2 } from './pet-views.ts'
+import { v2Problems } from './problems.ts'
 
 const tags = ['pet']
 const storeTags = ['store']

@@ -1,11 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { requestFingerprint, runIdempotent, validateIdempotencyKey } from '../http/idempotency.ts'
-import { assertOneCursor, emptyToNull, sendResult } from '../http/replies.ts'
-import { API_KEY_SECURITY, problemResponses } from '../schemas/common.ts'
-import type { PetFields } from './pet.ts'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
+import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import type { PetFields } from '../../pets/pet.ts'
+import { toPetV1 } from '../../pets/pet-views.ts'
+import { createPet, deletePet, getPet, listPets, updatePet } from '../../pets/pets-service.ts'
+import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import {
   CreatePetBody,
   ListPetsQuery,
@@ -14,8 +16,6 @@ import {
   PetV1Schema,
   UpdatePetBody,
 } from './pet-schemas.ts'
-import { toPetV1 } from './pet-views.ts'
-import { createPet, deletePet, getPet, listPets, updatePet } from './pets-service.ts'
 
 const tags = ['v1-pet']
 const security = API_KEY_SECURITY
@@ -30,11 +30,6 @@ function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
   return fields
 }
 
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({ description: 'Makes the POST safe to retry: the first response is replayed for 24 h.' }),
-  ),
-})
 const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(
     Type.String({ description: 'ETag of the version this change is based on (412 if stale).' }),
@@ -63,11 +58,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { accountId } = request.principal!
-      const key = validateIdempotencyKey(request.headers['idempotency-key'])
-      // Only a request that carries a key is ever compared with an earlier one: without a key
-      // the hash of the canonical body would be computed for nothing.
-      const fingerprint = key === undefined ? '' : requestFingerprint('POST', '/v1/pet', request.body)
-      const result = await runIdempotent(db, { accountId, key, fingerprint }, async (trx) => {
+      return createOnce(db, request, reply, '/v1/pet', async (trx) => {
         const pet = await createPet(trx, accountId, {
           ...fieldsFromV1(request.body),
           name: request.body.name,
@@ -78,7 +69,6 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
           body: toPetV1(pet),
         }
       })
-      return sendResult(reply, result)
     },
   )
 

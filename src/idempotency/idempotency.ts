@@ -1,9 +1,9 @@
 import { type InsertResult, type Kysely, PostgresAdapter, sql } from 'kysely'
 import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { redactSecret } from '../errors/redact.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
-import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
 
 /** How long a completed response is kept for replay (README, Idempotent retries). */
