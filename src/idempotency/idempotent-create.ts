@@ -20,7 +20,8 @@ export const IdempotencyHeaders = Type.Object({
 /**
  * Runs a create at most once per Idempotency-Key and sends its response (or the first one's
  * replay). `path` names the operation in the fingerprint, so a key reused on another operation
- * or with other parameters is refused.
+ * or with other parameters is refused. `params` is what the fingerprint covers: the body, unless
+ * the route leaves a secret out (a fast hash of a password would be guessable).
  */
 export async function createOnce(
   db: Kysely<Database>,
@@ -28,12 +29,13 @@ export async function createOnce(
   reply: FastifyReply,
   path: string,
   work: (trx: Db) => Promise<StoredResponse>,
+  params: unknown = request.body,
 ): Promise<FastifyReply> {
   const accountId = request.principal!.accountId
   const key = validateIdempotencyKey(request.headers['idempotency-key'])
   // Only a request that carries a key is ever compared with an earlier one: without a key the
   // hash of the canonical body would be computed for nothing.
-  const fingerprint = key === undefined ? '' : requestFingerprint(request.method, path, request.body)
+  const fingerprint = key === undefined ? '' : requestFingerprint(request.method, path, params)
   return sendResult(reply, await runIdempotent(db, { accountId, key, fingerprint }, work))
 }
 

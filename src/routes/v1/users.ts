@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import { assertOwnsNoPets } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { toUserV1, type UserFields } from '../../users/user.ts'
 import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from '../../users/users-service.ts'
@@ -136,7 +137,9 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const user = await db
         .transaction()
-        .execute((trx) => deleteUser(trx, request.principal!.accountId, request.params.id, ifMatch))
+        .execute((trx) =>
+          deleteUser(trx, request.principal!.accountId, request.params.id, assertOwnsNoPets, ifMatch),
+        )
       return { id: user.id, object: 'user' as const, deleted: true as const }
     },
   )
