@@ -1,13 +1,14 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
-import { createPet, deletePet, getPet, listPets, updatePet } from '../../pets/pets-service.ts'
+import { createPet, deletePet, getPet, listPets, petNotFound, updatePet } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
+import { parseId } from '../v2/int64.ts'
 import {
   CreatePetBody,
   ListPetsQuery,
@@ -18,6 +19,14 @@ import {
 } from './pet-schemas.ts'
 
 const tags = ['v1-pet']
+
+/**
+ * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/v2/int64.ts),
+ * read before validation coerces it: 400 unless digits within int64, 404 for one no pet can have.
+ */
+async function checkIdParam(request: FastifyRequest): Promise<void> {
+  parseId((request.params as { id?: unknown }).id, 'id', petNotFound)
+}
 const security = API_KEY_SECURITY
 
 function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
@@ -76,6 +85,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'read:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'getPet',
         summary: 'Get a pet',
@@ -96,6 +106,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'updatePetV1',
         summary: 'Update some fields of a pet',
@@ -131,6 +142,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'deletePetV1',
         summary: 'Delete a pet',
