@@ -76,11 +76,16 @@ const COMPARED: (keyof PetFields)[] = [
   'statusOmitted',
 ]
 
+/**
+ * Changes a pet at its current version. `change` is the fields, or a function of the pet as it is
+ * when written (retried with the newer pet when another writer got there first), for a change
+ * that builds on what is stored, such as adding a photo URL to the list.
+ */
 export async function updatePet(
   db: Db,
   accountId: string,
   id: number,
-  fields: PetFields,
+  change: PetFields | ((current: Pet) => PetFields),
   ifMatch?: IfMatch,
 ): Promise<Pet> {
   return writeAtCurrentVersion({
@@ -88,6 +93,7 @@ export async function updatePet(
     missing: () => petNotFound(id),
     ifMatch,
     write: async (current) => {
+      const fields = typeof change === 'function' ? change(current) : change
       // Any write that names a status makes it part of the v2 view again (see Pet.statusOmitted).
       const named = fields.status !== undefined && fields.statusOmitted === undefined
       const { changes, previous } = fieldChanges<PetFields>(
