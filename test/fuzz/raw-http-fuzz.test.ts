@@ -65,7 +65,7 @@ function parseResponses(data: Buffer, methods: string[]): RawAnswer[] {
     // request line or header): then it answers an unknown method, with a body, and closes.
     const unparsed = data.subarray(bodyStart, bodyStart + 5).toString('latin1') !== 'HTTP/'
     const answersHead =
-      methods[out.length] === 'HEAD' && !(unparsed && headers['connection'] === 'close')
+      methods[out.length] === 'HEAD' && !(unparsed && headers.connection === 'close')
     if (answersHead || status < 200) {
       // No body.
     } else if (headers['transfer-encoding']?.includes('chunked')) {
