@@ -1,5 +1,5 @@
 import { PostgresAdapter, type Selectable, sql } from 'kysely'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 import type { DashboardSessionsTable, Db } from '../db/schema.ts'
 
 /** SQL the dashboard needs beyond what the accounts, keys, pets and users repositories offer. */

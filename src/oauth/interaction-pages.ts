@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from '../auth/scopes.ts'
+import { SCOPES, type Scope } from '../access/scopes.ts'
 import { html } from '../dashboard/html.ts'
 import { icon } from '../dashboard/views/icons.ts'
 import { authPage } from '../dashboard/views/layout.ts'

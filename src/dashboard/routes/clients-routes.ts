@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isScope, type Scope } from '../../auth/scopes.ts'
+import { isScope, type Scope } from '../../access/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { randomBase62 } from '../../lib/ids.ts'
 import {

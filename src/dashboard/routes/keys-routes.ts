@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ALL_SCOPES, isScope, type Scope } from '../../auth/scopes.ts'
+import { ALL_SCOPES, isScope, type Scope } from '../../access/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { findApiKeyById, listApiKeys } from '../../keys/keys-repository.ts'
 import { type ApiKeyInfo, createApiKey, toApiKeyInfo } from '../../keys/keys-service.ts'

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, SCOPES, type Scope } from '../../auth/scopes.ts'
+import { ALL_SCOPES, SCOPES, type Scope } from '../../access/scopes.ts'
 import type { ApiKeyInfo } from '../../keys/keys-service.ts'
 import { type Html, html } from '../html.ts'
 import { examples } from './examples.ts'
