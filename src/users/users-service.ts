@@ -134,3 +134,6 @@ export async function listUsersOfAccount(db: Db, accountId: string, query: UserL
   }
   return page
 }
+
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+export { countUsers, findUser, listUserNames, listUsers, userNamesByIds } from './users-repository.ts'

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-repository.ts'
+import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import { parseScopes } from '../auth/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import {
