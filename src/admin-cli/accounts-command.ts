@@ -50,7 +50,7 @@ export function addAccountsCommands(program: Command, io: CliIo, withDb: WithDb)
         if (account === undefined)
           throw new UsageError(`No account for ${email} (pet-service accounts create --email ${email}).`)
         const password = await readPassword(io, `New dashboard password for ${account.email}: `)
-        // The dashboard's own rules (src/accounts/password-strength.ts).
+        // The rules of the dashboard's sign-up and password change (src/accounts/password-strength.ts).
         const verdict = checkPasswordStrength(password, account.email)
         if (!verdict.ok) throw new UsageError(`${verdict.reason} Nothing changed.`)
         await setAccountPassword(db, account.id, await hashPassword(password, { account: account.id }))

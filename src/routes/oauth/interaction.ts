@@ -12,7 +12,7 @@ const HTML_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
-  // The dashboard's stylesheet and script (interaction-pages.ts uses the web kit's layout). No
+  // The web kit's stylesheet and script, served under /dashboard/assets (interaction-pages.ts). No
   // form-action: Chrome applies it to the redirect back to the client after consent.
   'content-security-policy':
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
@@ -94,7 +94,7 @@ export async function registerInteractionRoutes(
     const interaction = await details(request, reply)
     if (interaction === undefined) return reply
     const email = request.body.email ?? ''
-    // The dashboard's sign-in: the same guessing limits (per account and per address) and the
+    // The dashboard's password sign-in (src/sign-in/): the same guessing limits (per account and per address) and the
     // same constant-cost check for unknown emails.
     const outcome = await attemptSignIn(db, { email, password: request.body.password ?? '', ip: request.ip })
     if (outcome.kind !== 'ok') {
