@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { SCOPES } from '../auth/scopes.ts'
+import { SCOPES } from '../access/scopes.ts'
 import { Problem } from '../schemas/common.ts'
 import { ASSETS_DIR } from '../web/assets-dir.ts'
 

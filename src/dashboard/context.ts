@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 import type { Notice } from '../web/layout.ts'
 import type { DashboardSession } from './sessions.ts'
 

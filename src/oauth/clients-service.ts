@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider'
-import { ALL_SCOPES, parseScopes, type Scope } from '../auth/scopes.ts'
+import { ALL_SCOPES, parseScopes, type Scope } from '../access/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { randomBase62 } from '../lib/ids.ts'

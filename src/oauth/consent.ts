@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 
 /** An authorization request paused at a sign-in or consent prompt (oidc-provider "interaction"). */
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>

@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import { findGrantRowsOfAccount } from './oauth-store.ts'
 

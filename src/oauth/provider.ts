@@ -1,6 +1,6 @@
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
+import { ALL_SCOPES } from '../access/scopes.ts'
 import { findAccountById } from '../accounts/accounts-service.ts'
-import { ALL_SCOPES } from '../auth/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'

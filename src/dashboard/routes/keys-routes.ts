@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts'
+import { ALL_SCOPES, type Scope } from '../../access/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import {
   type ApiKeyInfo,

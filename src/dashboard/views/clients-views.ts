@@ -1,4 +1,4 @@
-import type { Scope } from '../../auth/scopes.ts'
+import type { Scope } from '../../access/scopes.ts'
 import { type Html, html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'
 import { csrfField, type Notice } from '../../web/layout.ts'

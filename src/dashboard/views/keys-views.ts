@@ -1,4 +1,4 @@
-import type { Scope } from '../../auth/scopes.ts'
+import type { Scope } from '../../access/scopes.ts'
 import type { ApiKeyInfo } from '../../keys/keys-service.ts'
 import { type Html, html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, SCOPES, type Scope } from '../../auth/scopes.ts'
+import { ALL_SCOPES, SCOPES, type Scope } from '../../access/scopes.ts'
 import { type Html, html } from '../../web/html.ts'
 
 /**

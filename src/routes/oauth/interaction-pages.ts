@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from '../../auth/scopes.ts'
+import { SCOPES, type Scope } from '../../access/scopes.ts'
 import { html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'
 import { authPage } from '../../web/layout.ts'

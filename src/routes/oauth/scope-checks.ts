@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ALL_SCOPES, parseScopes } from '../../auth/scopes.ts'
+import { ALL_SCOPES, parseScopes } from '../../access/scopes.ts'
 import type { Db } from '../../db/schema.ts'
 import { findClient } from '../../oauth/clients-service.ts'
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring'
 import type { Db } from '../../db/schema.ts'
-import { findNul } from '../../http/nul-characters.ts'
+import { findNul } from '../../errors/nul-characters.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import type { ProviderEndpointName } from '../../oauth/provider-endpoints.ts'
 import { handleJwt } from './jwt-tokens.ts'

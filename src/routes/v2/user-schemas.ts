@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS, Nullable } from '../schemas/common.ts'
+import { LIMITS, Nullable } from '../../schemas/common.ts'
 
 const Short = (description: string) => Type.String({ maxLength: LIMITS.shortText, description })
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.ts'
+import { ApiError } from './api-error.ts'
 
 /**
  * PostgreSQL refuses U+0000 in text (SQLite stores it), so a NUL is refused for every input on

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS, Nullable, StringEnum } from '../schemas/common.ts'
-import { PET_STATUSES } from './pet-status.ts'
+import { PET_STATUSES } from '../../pets/pet-status.ts'
+import { LIMITS, Nullable, StringEnum } from '../../schemas/common.ts'
 
 /**
  * Schemas of the Petstore-compatible v2 API (camelCase, the Swagger Petstore v2 `Pet`). Optional

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS, Nullable, StringEnum, Text } from '../schemas/common.ts'
-import { PET_STATUSES } from './pet-status.ts'
+import { PET_STATUSES } from '../../pets/pet-status.ts'
+import { LIMITS, Nullable, StringEnum, Text } from '../../schemas/common.ts'
 
 /** Schemas of the v1 pet API: validation, serialisation, OpenAPI and handler types at once. */
 

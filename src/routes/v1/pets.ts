@@ -1,11 +1,14 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
-import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { requestFingerprint, runIdempotent, validateIdempotencyKey } from '../http/idempotency.ts'
-import { assertOneCursor, emptyToNull, sendResult } from '../http/replies.ts'
-import { API_KEY_SECURITY, problemResponses } from '../schemas/common.ts'
-import type { PetFields } from './pet.ts'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
+import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import type { PetFields } from '../../pets/pet.ts'
+import { toPetV1 } from '../../pets/pet-views.ts'
+import { createPet, deletePet, getPet, listPets, petNotFound, updatePet } from '../../pets/pets-service.ts'
+import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
+import { parseId } from '../v2/int64.ts'
 import {
   CreatePetBody,
   ListPetsQuery,
@@ -14,10 +17,16 @@ import {
   PetV1Schema,
   UpdatePetBody,
 } from './pet-schemas.ts'
-import { toPetV1 } from './pet-views.ts'
-import { createPet, deletePet, getPet, listPets, updatePet } from './pets-service.ts'
 
 const tags = ['v1-pet']
+
+/**
+ * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/v2/int64.ts),
+ * read before validation coerces it: 400 unless digits within int64, 404 for one no pet can have.
+ */
+async function checkIdParam(request: FastifyRequest): Promise<void> {
+  parseId((request.params as { id?: unknown }).id, 'id', petNotFound)
+}
 const security = API_KEY_SECURITY
 
 function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
@@ -30,11 +39,6 @@ function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
   return fields
 }
 
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({ description: 'Makes the POST safe to retry: the first response is replayed for 24 h.' }),
-  ),
-})
 const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(
     Type.String({ description: 'ETag of the version this change is based on (412 if stale).' }),
@@ -63,11 +67,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { accountId } = request.principal!
-      const key = validateIdempotencyKey(request.headers['idempotency-key'])
-      // Only a request that carries a key is ever compared with an earlier one: without a key
-      // the hash of the canonical body would be computed for nothing.
-      const fingerprint = key === undefined ? '' : requestFingerprint('POST', '/v1/pet', request.body)
-      const result = await runIdempotent(db, { accountId, key, fingerprint }, async (trx) => {
+      return createOnce(db, request, reply, '/v1/pet', async (trx) => {
         const pet = await createPet(trx, accountId, {
           ...fieldsFromV1(request.body),
           name: request.body.name,
@@ -78,7 +78,6 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
           body: toPetV1(pet),
         }
       })
-      return sendResult(reply, result)
     },
   )
 
@@ -86,6 +85,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'read:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'getPet',
         summary: 'Get a pet',
@@ -106,6 +106,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'updatePetV1',
         summary: 'Update some fields of a pet',
@@ -141,6 +142,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     '/pet/:id',
     {
       config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
       schema: {
         operationId: 'deletePetV1',
         summary: 'Delete a pet',

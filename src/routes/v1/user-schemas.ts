@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS, Nullable, Text } from '../schemas/common.ts'
+import { LIMITS, Nullable, Text } from '../../schemas/common.ts'
 
 export const UserV1Schema = Type.Object(
   {

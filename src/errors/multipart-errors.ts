@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../errors/api-error.ts'
+import { ApiError } from './api-error.ts'
 
 /** @fastify/multipart's own errors for a body that breaks its rules or its limits. */
 const MULTIPART_CODES: Record<string, (message: string) => ApiError> = {

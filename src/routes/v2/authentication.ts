@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { wrongCredentialForV2 } from '../auth/credential-kinds.ts'
-import { hasScope } from '../auth/principal.ts'
-import { ApiError } from '../errors/api-error.ts'
-import type { RateLimiter } from '../http/rate-limiter.ts'
-import type { KeyAuthenticator } from '../keys/keys-service.ts'
-import { InvalidTokenError, type TokenVerifier } from './token-verifier.ts'
+import { wrongCredentialForV2 } from '../../access/credential-kinds.ts'
+import { countFailedAttempt } from '../../access/failed-attempts.ts'
+import { assertScope } from '../../access/scope-check.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import type { RateLimiter } from '../../http/rate-limiter.ts'
+import type { KeyAuthenticator } from '../../keys/keys-service.ts'
+import { InvalidTokenError, type TokenVerifier } from '../../oauth/token-verifier.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,16 +38,8 @@ export interface BearerAuthDeps {
   failedAttempts?: RateLimiter
 }
 
-/** Counts a failed authentication; past the allowance the answer becomes 429. */
-async function countFailure(deps: BearerAuthDeps, request: FastifyRequest, error: unknown): Promise<unknown> {
-  if (deps.failedAttempts === undefined || !(error instanceof ApiError) || error.status !== 401) return error
-  const decision = await deps.failedAttempts.take(request.ip)
-  if (decision.allowed) return error
-  return new ApiError(
-    'rate_limited',
-    `Too many failed authentication attempts from your address; retry in ${decision.retryAfterSeconds} s.`,
-    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
-  )
+function countFailure(deps: BearerAuthDeps, request: FastifyRequest, error: unknown): Promise<unknown> {
+  return countFailedAttempt(deps.failedAttempts, request.ip, error)
 }
 
 /**
@@ -104,19 +97,9 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
   }
 }
 
-/** RFC 6750 §3.1: 403 insufficient_scope naming the scope the operation needs. */
-export function assertBearerScope(request: FastifyRequest): void {
-  const scope = request.routeOptions.config.scope
-  const principal = request.principal
-  if (scope === undefined || principal === null || hasScope(principal, scope)) return
-  throw new ApiError(
-    'insufficient_scope',
-    `This ${principal.via === 'api_key' ? 'API key' : 'token'} lacks the ${scope} scope this operation needs.`,
-    {
-      headers: {
-        'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", error_description="The ${scope} scope is required."`,
-      },
-      extensions: { required_scope: scope },
-    },
-  )
+/** RFC 6750 §3.1: 403 insufficient_scope with a Bearer challenge naming the scope. */
+function assertBearerScope(request: FastifyRequest): void {
+  assertScope(request.principal, request.routeOptions.config.scope, (scope) => ({
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", error_description="The ${scope} scope is required."`,
+  }))
 }

@@ -1,10 +1,11 @@
-import { type InsertResult, type Kysely, PostgresAdapter, sql } from 'kysely'
+import { type Kysely, PostgresAdapter } from 'kysely'
 import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { redactSecret } from '../errors/redact.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
-import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
+import { claimKey, deleteKeysCreatedBefore, findKey, storeResponse } from './idempotency-repository.ts'
 
 /** How long a completed response is kept for replay (README, Idempotent retries). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -65,17 +66,7 @@ export async function runIdempotent(
     const replay = await claim(trx, postgres, accountId, key, fingerprint)
     if (replay !== undefined) return { ...replay, replayed: true }
     const response = await work(trx)
-    await trx
-      .updateTable('idempotency_keys')
-      .set({
-        state: 'done',
-        response_status: response.status,
-        response_headers: JSON.stringify(response.headers),
-        response_body: JSON.stringify(response.body),
-      })
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .execute()
+    await storeResponse(trx, accountId, key, response)
     return { ...response, replayed: false }
   })
 }
@@ -106,51 +97,23 @@ async function claim(
   fingerprint: string,
 ): Promise<StoredResponse | undefined> {
   const now = Date.now()
-  const at = nowIso(now)
-  const claimed = {
-    request_hash: fingerprint,
-    state: 'running' as const,
-    response_status: null,
-    response_headers: null,
-    response_body: null,
-    created_at: at,
-    locked_until: at,
-  }
-  // Bound the wait for a concurrent holder of the key to this statement alone.
-  if (postgres) await sql.raw(`set local lock_timeout = ${IN_PROGRESS_WAIT_MS}`).execute(trx)
-  let taken: InsertResult
+  let taken: boolean
   try {
-    taken = await trx
-      .insertInto('idempotency_keys')
-      .values({ account_id: accountId, key, ...claimed })
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'key'])
-          .doUpdateSet(claimed)
-          .where((eb) =>
-            eb.or([
-              eb('idempotency_keys.created_at', '<=', nowIso(now - IDEMPOTENCY_TTL_MS)),
-              eb.and([
-                eb('idempotency_keys.state', '=', 'running'),
-                eb('idempotency_keys.locked_until', '<=', at),
-              ]),
-            ]),
-          ),
-      )
-      .executeTakeFirst()
+    taken = await claimKey(trx, {
+      accountId,
+      key,
+      fingerprint,
+      at: nowIso(now),
+      expiredBefore: nowIso(now - IDEMPOTENCY_TTL_MS),
+      lockTimeoutMs: postgres ? IN_PROGRESS_WAIT_MS : undefined,
+    })
   } catch (error) {
     if (isLockTimeout(error)) throw inProgress(key)
     throw error
   }
-  if (postgres) await sql`set local lock_timeout to default`.execute(trx)
-  if ((taken.numInsertedOrUpdatedRows ?? 0n) > 0n) return undefined
+  if (taken) return undefined
 
-  const existing = await trx
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .executeTakeFirst()
+  const existing = await findKey(trx, accountId, key)
   // Gone between the two statements (purged): the client's retry will claim it.
   if (existing === undefined) throw inProgress(key)
   if (existing.request_hash !== fingerprint) {
@@ -173,9 +136,5 @@ async function claim(
 
 /** Deletes stored responses older than the replay window. */
 export async function purgeExpiredIdempotencyKeys(db: Db, now = Date.now()): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', nowIso(now - IDEMPOTENCY_TTL_MS))
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
+  return deleteKeysCreatedBefore(db, nowIso(now - IDEMPOTENCY_TTL_MS))
 }

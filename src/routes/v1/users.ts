@@ -1,11 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { requestFingerprint, runIdempotent, validateIdempotencyKey } from '../http/idempotency.ts'
-import { assertOneCursor, emptyToNull, sendResult } from '../http/replies.ts'
-import { API_KEY_SECURITY, problemResponses } from '../schemas/common.ts'
-import { toUserV1, type UserFields } from './user.ts'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
+import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import { assertOwnsNoPets } from '../../pets/pets-service.ts'
+import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
+import { toUserV1, type UserFields } from '../../users/user.ts'
+import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from '../../users/users-service.ts'
 import {
   CreateUserBody,
   ListUsersQuery,
@@ -14,7 +16,6 @@ import {
   UserListSchema,
   UserV1Schema,
 } from './user-schemas.ts'
-import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from './users-service.ts'
 
 const tags = ['v1-user']
 const security = API_KEY_SECURITY
@@ -40,18 +41,14 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Create a user (pet owner)',
         tags,
         security,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        headers: IdempotencyHeaders,
         body: CreateUserBody,
         response: { 201: UserV1Schema, ...problemResponses(409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
       const { accountId } = request.principal!
-      const key = validateIdempotencyKey(request.headers['idempotency-key'])
-      // Only a request that carries a key is ever compared with an earlier one: without a key
-      // the hash of the canonical body would be computed for nothing.
-      const fingerprint = key === undefined ? '' : requestFingerprint('POST', '/v1/user', request.body)
-      const result = await runIdempotent(db, { accountId, key, fingerprint }, async (trx) => {
+      return createOnce(db, request, reply, '/v1/user', async (trx) => {
         const user = await createUser(trx, accountId, {
           ...fieldsFromV1(request.body),
           name: request.body.name,
@@ -62,7 +59,6 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
           body: toUserV1(user),
         }
       })
-      return sendResult(reply, result)
     },
   )
 
@@ -141,7 +137,9 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const user = await db
         .transaction()
-        .execute((trx) => deleteUser(trx, request.principal!.accountId, request.params.id, ifMatch))
+        .execute((trx) =>
+          deleteUser(trx, request.principal!.accountId, request.params.id, assertOwnsNoPets, ifMatch),
+        )
       return { id: user.id, object: 'user' as const, deleted: true as const }
     },
   )

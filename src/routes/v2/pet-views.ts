@@ -1,5 +1,5 @@
-import type { Category, Pet, Tag } from './pet.ts'
-import type { PetStatus } from './pet-status.ts'
+import type { Category, Pet, Tag } from '../../pets/pet.ts'
+import type { PetStatus } from '../../pets/pet-status.ts'
 
 /** The Petstore v2 representation: absent fields are left out, never null. */
 export interface PetV2 {

@@ -1,4 +1,8 @@
-import { API_KEY_PREFIX } from '../keys/api-key-format.ts'
+/**
+ * The public prefix of secret API keys (src/keys/api-key-format.ts builds them): secret scanners
+ * recognise leaked keys by it, and error messages may show it.
+ */
+export const API_KEY_PREFIX = 'pet_sk_'
 
 /**
  * What a credential sent to the wrong API is, in words that say which one to send instead:

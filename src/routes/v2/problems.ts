@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox'
+import { problemResponsesWith } from '../../schemas/common.ts'
 
-const DESCRIPTIONS: Record<number, string> = {
+/** The problem responses of a Petstore operation, in the Petstore's words, for the OpenAPI document. */
+export const v2Problems = problemResponsesWith({
   400: 'Invalid ID supplied, or invalid parameters',
   401: 'No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer)',
   403: 'The token lacks the scope this operation needs (error="insufficient_scope")',
@@ -11,13 +12,4 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported Content-Type',
   422: 'Validation exception: `errors` lists the fields at fault',
   429: 'Rate limit exceeded',
-}
-
-/** The problem responses of a v2 operation, for the OpenAPI document. */
-export function v2Problems(...statuses: number[]): Record<number, unknown> {
-  const out: Record<number, unknown> = {}
-  for (const status of [400, 401, 403, 429, ...statuses]) {
-    out[status] = { ...Type.Ref('Problem'), description: DESCRIPTIONS[status] ?? 'Error' }
-  }
-  return out
-}
+})

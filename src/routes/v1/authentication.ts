@@ -1,21 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../errors/api-error.ts'
-import type { RateLimiter } from '../http/rate-limiter.ts'
-import { API_KEY_PREFIX } from '../keys/api-key-format.ts'
-import type { KeyAuthenticator } from '../keys/keys-service.ts'
-import { redactSecret } from '../lib/redact.ts'
-import { hasScope, type Principal } from './principal.ts'
-import type { Scope } from './scopes.ts'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null
-  }
-  interface FastifyContextConfig {
-    /** The scope an operation needs; checked after authentication. */
-    scope?: Scope
-  }
-}
+import { API_KEY_PREFIX } from '../../access/credential-kinds.ts'
+import { countFailedAttempt } from '../../access/failed-attempts.ts'
+import { assertScope } from '../../access/scope-check.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import { redactSecret } from '../../errors/redact.ts'
+import type { RateLimiter } from '../../http/rate-limiter.ts'
+import type { KeyAuthenticator } from '../../keys/keys-service.ts'
 
 export const BASIC_CHALLENGE = 'Basic realm="pet-service", charset="UTF-8"'
 
@@ -80,34 +70,11 @@ export function apiKeyAuthentication(deps: ApiKeyAuthDeps) {
     } catch (error) {
       throw await countFailure(deps, request, error)
     }
-    assertScope(request)
+    assertScope(request.principal, request.routeOptions.config.scope)
   }
 }
 
 async function countFailure(deps: ApiKeyAuthDeps, request: FastifyRequest, error: unknown): Promise<unknown> {
-  if (!(error instanceof ApiError) || error.status !== 401) return error
-  const decision = await deps.failedAttempts.take(request.ip)
-  if (!decision.allowed) {
-    return new ApiError(
-      'rate_limited',
-      `Too many failed authentication attempts from your address; retry in ${decision.retryAfterSeconds} s.`,
-      {
-        headers: { 'retry-after': String(decision.retryAfterSeconds) },
-      },
-    )
-  }
-  return challenge(error)
-}
-
-export function assertScope(request: FastifyRequest): void {
-  const scope = request.routeOptions.config.scope
-  const principal = request.principal
-  if (scope === undefined || principal === null || hasScope(principal, scope)) return
-  throw new ApiError(
-    'insufficient_scope',
-    `This ${principal.via === 'api_key' ? 'API key' : 'token'} lacks the ${scope} scope this operation needs.`,
-    {
-      extensions: { required_scope: scope },
-    },
-  )
+  const counted = await countFailedAttempt(deps.failedAttempts, request.ip, error)
+  return counted === error && error instanceof ApiError && error.status === 401 ? challenge(error) : counted
 }

@@ -1,49 +1,30 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { PasswordWorkBusyError } from '../accounts/password-work.ts'
-import { hashPassword } from '../accounts/passwords.ts'
-import type { Db } from '../db/schema.ts'
-import { ApiError } from '../errors/api-error.ts'
-import { validationException } from '../errors/error-handler.ts'
-import { etagFor, parseIfMatch } from '../http/etag.ts'
-import { v2Problems } from '../pets/v2-problems.ts'
-import type { User, UserFields } from './user.ts'
-import { UserIdV2Params, UserV2Body } from './user-v2-schemas.ts'
-import { findUserBySeq } from './users-repository.ts'
-import { createUser, deleteUser, updateUser } from './users-service.ts'
+import type { Db } from '../../db/schema.ts'
+import { ApiError } from '../../errors/api-error.ts'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import { assertOwnsNoPets } from '../../pets/pets-service.ts'
+import type { User, UserFields } from '../../users/user.ts'
+import {
+  createUser,
+  deleteUser,
+  displayName,
+  findUserBySeq,
+  hashUserPassword,
+  updateUser,
+} from '../../users/users-service.ts'
+import { assertValid } from './assertions.ts'
+import { parseId } from './int64.ts'
+import { v2Problems } from './problems.ts'
+import { UserIdV2Params, UserV2Body } from './user-schemas.ts'
+import { toUserV2 } from './user-views.ts'
 
 const tags = ['user']
 const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
 
-export interface UserV2 {
-  id: number
-  username?: string
-  firstName?: string
-  lastName?: string
-  email?: string
-  phone?: string
-  userStatus?: number
-}
-
-export function toUserV2(user: User): UserV2 {
-  const out: UserV2 = { id: user.seq }
-  if (user.username !== null) out.username = user.username
-  if (user.firstName !== null) out.firstName = user.firstName
-  if (user.lastName !== null) out.lastName = user.lastName
-  if (user.email !== null) out.email = user.email
-  if (user.phone !== null) out.phone = user.phone
-  if (user.userStatus !== null) out.userStatus = user.userStatus
-  return out
-}
-
 type Body = Static<typeof UserV2Body>
-
-/** The domain requires a name: the v2 names, else the username. */
-function displayName(body: Body): string | undefined {
-  const full = [body.firstName, body.lastName].filter((s) => s != null && s.trim() !== '').join(' ')
-  return full !== '' ? full : body.username?.trim() || undefined
-}
 
 /** A full replace of the Petstore fields (absent or null: cleared); `password` only when sent. */
 async function fieldsFromV2(body: Body, accountId: string): Promise<UserFields> {
@@ -61,38 +42,15 @@ async function fieldsFromV2(body: Body, accountId: string): Promise<UserFields> 
   return fields
 }
 
-/** The scrypt work is charged to the account; past its bound it is told to slow down. */
-async function hashUserPassword(password: string, accountId: string): Promise<string> {
-  try {
-    return await hashPassword(password, { account: accountId })
-  } catch (error) {
-    if (!(error instanceof PasswordWorkBusyError)) throw error
-    throw new ApiError(
-      'rate_limited',
-      `Too many user passwords of your account are being hashed at once; retry in ${error.retryAfterSeconds} s.`,
-      { headers: { 'retry-after': String(error.retryAfterSeconds) } },
-    )
-  }
+/**
+ * preValidation hook: the `userId` path parameter by the int64 rule (int64.ts), read before
+ * validation coerces it to a float. Any id that passes is safe: the route reads the validated one.
+ */
+async function checkUserIdParam(request: FastifyRequest): Promise<void> {
+  parseId((request.params as { userId?: unknown }).userId, 'userId', userNotFound)
 }
 
-function assertValid(request: FastifyRequest): void {
-  const validation = (
-    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
-  )?.validation
-  if (validation !== undefined) throw validationException(validation)
-}
-
-function userIdParam(request: FastifyRequest): number {
-  const segment = decodeURIComponent(request.url.split('?')[0]?.split('/')[3] ?? '')
-  if (!/^-?\d{1,19}$/.test(segment) || BigInt(segment) > 2n ** 63n - 1n || BigInt(segment) < -(2n ** 63n)) {
-    throw new ApiError('invalid_id', 'Invalid ID supplied: userId must be an integer within int64.', {
-      param: 'userId',
-    })
-  }
-  return Number(segment)
-}
-
-function userNotFound(id: number): ApiError {
+function userNotFound(id: number | string): ApiError {
   return new ApiError('user_not_found', `No user with id ${id} exists in your account.`, { param: 'userId' })
 }
 
@@ -102,7 +60,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
 
   /** The domain's user id (usr_…) behind a v2 integer id. */
   async function resolve(trx: Db, accountId: string, id: number): Promise<User> {
-    const user = Number.isSafeInteger(id) ? await findUserBySeq(trx, accountId, id) : undefined
+    const user = await findUserBySeq(trx, accountId, id)
     if (user === undefined) throw userNotFound(id)
     return user
   }
@@ -116,24 +74,36 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'createUserV2',
         summary: 'Create user',
         description:
-          'Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown.',
+          'Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown. Takes `Idempotency-Key`.',
         tags,
         security: [OAUTH('write:users')],
+        headers: IdempotencyHeaders,
         body: UserV2Body,
-        response: { 200: Type.Ref('User'), ...v2Problems(413, 415, 422) },
+        response: { 200: Type.Ref('User'), ...v2Problems(409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
       assertValid(request)
+      const accountId = request.principal!.accountId
       const body = request.body as Body
-      const fields = await fieldsFromV2(body, request.principal!.accountId)
-      const user = await db
-        .transaction()
-        .execute((trx) =>
-          createUser(trx, request.principal!.accountId, { ...fields, name: fields.name ?? 'Unnamed user' }),
-        )
-      reply.header('etag', etagFor(user.version)).header('location', `/v2/user/${user.seq}`)
-      return toUserV2(user)
+      const fields = await fieldsFromV2(body, accountId)
+      // The fingerprint is a fast hash: it covers that a password was sent, never the password.
+      const params = body.password == null ? body : { ...body, password: '(sent)' }
+      return createOnce(
+        db,
+        request,
+        reply,
+        '/v2/user',
+        async (trx) => {
+          const user = await createUser(trx, accountId, { ...fields, name: fields.name ?? 'Unnamed user' })
+          return {
+            status: 200,
+            headers: { etag: etagFor(user.version), location: `/v2/user/${user.seq}` },
+            body: toUserV2(user),
+          }
+        },
+        params,
+      )
     },
   )
 
@@ -142,6 +112,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
     {
       attachValidation: true,
       config: { scope: 'read:users' },
+      preValidation: checkUserIdParam,
       schema: {
         operationId: 'getUserById',
         summary: 'Get user by id',
@@ -152,7 +123,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const user = await resolve(db, request.principal!.accountId, userIdParam(request))
+      const user = await resolve(db, request.principal!.accountId, request.params.userId)
       reply.header('etag', etagFor(user.version))
       return toUserV2(user)
     },
@@ -163,6 +134,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
     {
       attachValidation: true,
       config: { scope: 'write:users' },
+      preValidation: checkUserIdParam,
       schema: {
         operationId: 'updateUserV2',
         summary: 'Updated user',
@@ -176,7 +148,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = userIdParam(request)
+      const id = request.params.userId
       assertValid(request)
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const accountId = request.principal!.accountId
@@ -195,6 +167,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
     {
       attachValidation: true,
       config: { scope: 'write:users' },
+      preValidation: checkUserIdParam,
       schema: {
         operationId: 'deleteUserV2',
         summary: 'Delete user',
@@ -207,12 +180,12 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const id = userIdParam(request)
+      const id = request.params.userId
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const accountId = request.principal!.accountId
       await db.transaction().execute(async (trx) => {
         const current = await resolve(trx, accountId, id)
-        return deleteUser(trx, accountId, current.id, ifMatch)
+        return deleteUser(trx, accountId, current.id, assertOwnsNoPets, ifMatch)
       })
       return { code: 200, type: 'unknown', message: String(id) }
     },
