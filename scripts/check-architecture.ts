@@ -12,11 +12,11 @@ import ts from 'typescript'
 
 /** Top to bottom: a file may import from its own layer (without closing a folder cycle) or below. */
 export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
-  { name: 'entry', folders: ['server', 'admin-cli', 'cli'] },
+  { name: 'entry', folders: ['server', 'admin-cli'] },
   { name: 'app', folders: ['app'] },
   {
     name: 'presentation',
-    folders: ['routes', 'routes/v1', 'routes/v2', 'routes/oauth', 'dashboard', 'health', 'api-docs', 'docs'],
+    folders: ['routes', 'routes/v1', 'routes/v2', 'routes/oauth', 'dashboard', 'health', 'api-docs'],
   },
   {
     name: 'domain',
@@ -31,7 +31,6 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
       'sign-in',
       'web',
       'access',
-      'auth',
     ],
   },
   {
