@@ -162,3 +162,6 @@ export class KeyAuthenticator {
     )
   }
 }
+
+// For the dashboard's key pages and the admin CLI.
+export { expireApiKeyAt, findApiKeyById, listApiKeys } from './keys-repository.ts'

@@ -160,7 +160,15 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
   })
 }
 
-export { countPetsByStatus, findPetsByStatus, findPetsByTags } from './pets-repository.ts'
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+export {
+  countPetsByOwners,
+  countPetsByStatus,
+  findPet,
+  findPetsByStatus,
+  findPetsByTags,
+  listSpecies,
+} from './pets-repository.ts'
 export { listPets, type PetListQuery }
 
 /**

@@ -166,3 +166,6 @@ export async function hashUserPassword(password: string, accountId: string): Pro
     )
   }
 }
+
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+export { countUsers, listUserNames, listUsers, userNamesByIds } from './users-repository.ts'

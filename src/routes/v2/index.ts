@@ -36,7 +36,7 @@ export async function v2Api(v2: FastifyInstance, options: V2ApiOptions): Promise
   registerValidation(v2)
   // A PUT's int64 id is checked on its digits, not on a float (see int64.ts).
   v2.removeContentTypeParser('application/json')
-  v2.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  v2.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body)
     if (text.trim() === '') {
       done(

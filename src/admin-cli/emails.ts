@@ -1,4 +1,4 @@
-import { isEmail } from '../accounts/accounts-repository.ts'
+import { isEmail } from '../accounts/accounts-service.ts'
 import { UsageError } from './cli-io.ts'
 
 export function requireEmail(value: string | undefined, flag: string): string {

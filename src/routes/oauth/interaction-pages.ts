@@ -1,15 +1,13 @@
-import { SCOPES, type Scope } from '../access/scopes.ts'
-import { html } from '../dashboard/html.ts'
-import { icon } from '../dashboard/views/icons.ts'
-import { authPage } from '../dashboard/views/layout.ts'
+import { SCOPES, type Scope } from '../../access/scopes.ts'
+import { html } from '../../web/html.ts'
+import { icon } from '../../web/icons.ts'
+import { authPage } from '../../web/layout.ts'
 
 /**
- * The HTML of the sign-in and consent pages of `/oauth/authorize`, in the dashboard's look (its
- * layout and its stylesheet under /dashboard/assets; no inline styles or scripts). Every value is
- * escaped by the dashboard's `html` template.
+ * The HTML of the sign-in and consent pages of `/oauth/authorize`, in the dashboard's look (the
+ * web kit's card layout and its stylesheet under /dashboard/assets; no inline styles or scripts).
+ * Every value is escaped by the kit's `html` template.
  */
-
-export { escapeHtml } from '../dashboard/html.ts'
 
 export interface SignInPageInput {
   action: string

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
-import { findAccountByEmail, insertAccount, setAccountPassword } from '../accounts/accounts-repository.ts'
+import { findAccountByEmail, insertAccount, setAccountPassword } from '../accounts/accounts-service.ts'
+import { checkPasswordStrength } from '../accounts/password-strength.ts'
 import { hashPassword } from '../accounts/passwords.ts'
-import { deleteOtherSessions } from '../dashboard/dashboard-repository.ts'
-import { checkPasswordStrength } from '../dashboard/password-strength.ts'
+import { endOtherSessions } from '../dashboard/sessions.ts'
 import type { Db } from '../db/schema.ts'
 import { type CliIo, readPassword, UsageError } from './cli-io.ts'
 import { requireEmail } from './emails.ts'
@@ -50,11 +50,11 @@ export function addAccountsCommands(program: Command, io: CliIo, withDb: WithDb)
         if (account === undefined)
           throw new UsageError(`No account for ${email} (pet-service accounts create --email ${email}).`)
         const password = await readPassword(io, `New dashboard password for ${account.email}: `)
-        // The dashboard's own rules (src/dashboard/password-strength.ts).
+        // The rules of the dashboard's sign-up and password change (src/accounts/password-strength.ts).
         const verdict = checkPasswordStrength(password, account.email)
         if (!verdict.ok) throw new UsageError(`${verdict.reason} Nothing changed.`)
         await setAccountPassword(db, account.id, await hashPassword(password, { account: account.id }))
-        await deleteOtherSessions(db, account.id, '')
+        await endOtherSessions(db, account.id, '')
         io.out(`Set the dashboard password of ${account.email}; its dashboard sessions are signed out.`)
       }),
     )

@@ -1,20 +1,18 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
-import { isScope, type Scope } from '../access/scopes.ts'
-import { findAccountById } from '../accounts/accounts-repository.ts'
-import { attemptSignIn, busyText, minutesText, type SignInOutcome } from '../dashboard/sign-in.ts'
-import type { Db } from '../db/schema.ts'
+import { findAccountById } from '../../accounts/accounts-service.ts'
+import type { Db } from '../../db/schema.ts'
+import { grantConsent, type InteractionDetails, requestedScopes } from '../../oauth/consent.ts'
+import { OAUTH_MOUNT } from '../../oauth/provider.ts'
+import { attemptSignIn, busyText, minutesText, type SignInOutcome } from '../../sign-in/sign-in.ts'
 import { renderConsentPage, renderErrorPage, renderSignInPage } from './interaction-pages.ts'
-import { OAUTH_MOUNT } from './provider.ts'
-
-type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>
 
 const HTML_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
-  // The dashboard's stylesheet and script (src/oauth/interaction-pages.ts uses its layout). No
+  // The web kit's stylesheet and script, served under /dashboard/assets (interaction-pages.ts). No
   // form-action: Chrome applies it to the redirect back to the client after consent.
   'content-security-policy':
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
@@ -96,7 +94,7 @@ export async function registerInteractionRoutes(
     const interaction = await details(request, reply)
     if (interaction === undefined) return reply
     const email = request.body.email ?? ''
-    // The dashboard's sign-in: the same guessing limits (per account and per address) and the
+    // The dashboard's password sign-in (src/sign-in/): the same guessing limits (per account and per address) and the
     // same constant-cost check for unknown emails.
     const outcome = await attemptSignIn(db, { email, password: request.body.password ?? '', ip: request.ip })
     if (outcome.kind !== 'ok') {
@@ -130,19 +128,7 @@ export async function registerInteractionRoutes(
     if (interaction.prompt.name !== 'consent' || accountId === undefined) {
       return reply.redirect(`${base}/${interaction.uid}`, 303)
     }
-    const clientId = String(interaction.params.client_id)
-    const grant =
-      (interaction.grantId === undefined ? undefined : await provider.Grant.find(interaction.grantId)) ??
-      new provider.Grant({ accountId, clientId })
-    const missing = interaction.prompt.details as {
-      missingOIDCScope?: string[]
-      missingResourceScopes?: Record<string, string[]>
-    }
-    if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
-    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(resource, scopes.join(' '))
-    }
-    const grantId = await grant.save()
+    const grantId = await grantConsent(provider, interaction, accountId)
     const to = await provider.interactionResult(
       request.raw,
       reply.raw,
@@ -174,12 +160,4 @@ function signInError(outcome: Exclude<SignInOutcome, { kind: 'ok' }>): string {
     case 'invalid':
       return 'That email and password do not match an account.'
   }
-}
-
-function requestedScopes(interaction: InteractionDetails): Scope[] {
-  const missing = (interaction.prompt.details as { missingResourceScopes?: Record<string, string[]> })
-    .missingResourceScopes
-  const fromPrompt = Object.values(missing ?? {}).flat()
-  const names = fromPrompt.length > 0 ? fromPrompt : String(interaction.params.scope ?? '').split(' ')
-  return [...new Set(names.filter(isScope))]
 }

@@ -3,11 +3,13 @@ import { nowIso } from '../lib/time.ts'
 import {
   countAttemptsFrom,
   countFailures,
+  deleteAttempt,
   lastSuccessOf,
   lockAttemptKeys,
+  markAttemptSucceeded,
   purgeAttempts,
   recordAttempt,
-} from './dashboard-repository.ts'
+} from './attempts-repository.ts'
 
 /**
  * Password guessing limits, kept in the database so every instance shares them (no Redis
@@ -59,7 +61,7 @@ async function signInRefusal(
  * Counts a password guess before it is checked: in one transaction that no other guess at the
  * same email or address can interleave with (lockAttemptKeys), refuses it when the limits are
  * used up, else records it as failed. The caller checks the password only when allowed, then
- * marks the attempt succeeded (markAttemptSucceeded) if it was right. Counting after the check
+ * marks the attempt succeeded (attemptSucceeded) if it was right. Counting after the check
  * let a burst of guesses sent at once all pass the check before any was recorded.
  */
 export async function reserveSignIn(
@@ -107,6 +109,16 @@ export async function reserveSignUp(
   })
   await sweepNowAndThen(db)
   return reservation
+}
+
+/** A reserved attempt that went through (the right password, an account created): a success. */
+export async function attemptSucceeded(db: Db, seq: number): Promise<void> {
+  await markAttemptSucceeded(db, seq)
+}
+
+/** A reserved attempt whose password work was refused for lack of capacity: never checked, not counted. */
+export async function attemptNotChecked(db: Db, seq: number): Promise<void> {
+  await deleteAttempt(db, seq)
 }
 
 async function sweepNowAndThen(db: Db): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Html, raw } from '../html.ts'
+import { type Html, raw } from './html.ts'
 
 /** Inline SVG icons (stroke style, 24×24), decorative: hidden from assistive technology. */
 const PATHS = {

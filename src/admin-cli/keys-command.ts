@@ -1,9 +1,14 @@
 import type { Command } from 'commander'
 import { parseScopes } from '../access/scopes.ts'
-import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-repository.ts'
+import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
-import { findApiKeyById, listApiKeys } from '../keys/keys-repository.ts'
-import { createApiKey, KeyAuthenticator, toApiKeyInfo } from '../keys/keys-service.ts'
+import {
+  createApiKey,
+  findApiKeyById,
+  KeyAuthenticator,
+  listApiKeys,
+  toApiKeyInfo,
+} from '../keys/keys-service.ts'
 import { type CliIo, UsageError } from './cli-io.ts'
 import { requireEmail } from './emails.ts'
 

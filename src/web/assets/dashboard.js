@@ -29,7 +29,7 @@
   }
 
   // Password strength meter: a hint as you type. The server decides, with zxcvbn-ts and its
-  // dictionaries (src/dashboard/password-strength.ts), too large to send here; this knows the
+  // dictionaries (src/accounts/password-strength.ts), too large to send here; this knows the
   // pattern dictionary attacks try first: one word, then digits and symbols ("Summer2024!").
   const oneWordThenDigits = /^[A-Za-z][a-z]+[^A-Za-z]+$/
   const common =

@@ -1,9 +1,14 @@
-import { findAccountByEmail, isEmail, normaliseEmail } from '../accounts/accounts-repository.ts'
+import { findAccountByEmail, isEmail, normaliseEmail } from '../accounts/accounts-service.ts'
 import { PasswordWorkBusyError } from '../accounts/password-work.ts'
 import { unmatchableHash, verifyPassword } from '../accounts/passwords.ts'
 import type { Db } from '../db/schema.ts'
-import { deleteAttempt, markAttemptSucceeded } from './dashboard-repository.ts'
-import { DEFAULT_SIGN_IN_LIMITS, reserveSignIn, type SignInLimits } from './sign-in-limits.ts'
+import {
+  attemptNotChecked,
+  attemptSucceeded,
+  DEFAULT_SIGN_IN_LIMITS,
+  reserveSignIn,
+  type SignInLimits,
+} from './sign-in-limits.ts'
 
 export type GuessOutcome =
   | { kind: 'right' }
@@ -31,11 +36,11 @@ export async function countedGuess(
     right = await check()
   } catch (error) {
     if (!(error instanceof PasswordWorkBusyError)) throw error
-    await deleteAttempt(db, reservation.seq)
+    await attemptNotChecked(db, reservation.seq)
     return { kind: 'busy', retryAfterSeconds: error.retryAfterSeconds }
   }
   if (!right) return { kind: 'wrong' }
-  await markAttemptSucceeded(db, reservation.seq)
+  await attemptSucceeded(db, reservation.seq)
   return { kind: 'right' }
 }
 

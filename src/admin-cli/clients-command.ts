@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { parseScopes } from '../access/scopes.ts'
-import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-repository.ts'
+import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import {
   ClientInputError,

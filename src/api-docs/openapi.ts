@@ -3,8 +3,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { SCOPES } from '../access/scopes.ts'
-import { ASSETS_DIR } from '../dashboard/assets-dir.ts'
 import { Problem } from '../schemas/common.ts'
+import { ASSETS_DIR } from '../web/assets-dir.ts'
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas at `/openapi.json`; `/docs`
