@@ -247,7 +247,9 @@ describeDb('admin CLI pet-service', () => {
     const keys = await runPetService(['keys', 'create', '--help'], env)
     for (const flag of ['--account', '--name', '--scope', '--expires-in-days', '--json'])
       expect(keys.stdout).toContain(flag)
-  })
+    // Thirteen processes in a row: about 10 s on a quiet machine, over 30 s when CI runs test
+    // files side by side on two cores.
+  }, 120_000)
 
   it('suggests the command or option meant by a typo, and exits 2', async () => {
     const command = await runPetService(['keys', 'lst'], env)
