@@ -37,6 +37,7 @@ import { registerMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
 import { v1PetRoutes } from './pets/v1-pet-routes.ts'
 import { registerV2Api } from './pets/v2-api.ts'
+import { v1EventRoutes } from './routes/v1/events.ts'
 import { v1UserRoutes } from './users/v1-user-routes.ts'
 
 /** What routes need, built once per app and shared. */
@@ -165,6 +166,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       if (limiters.account !== null) v1.addHook('onRequest', accountRateLimit(limiters.account))
       await v1.register(v1PetRoutes)
       await v1.register(v1UserRoutes)
+      await v1.register(v1EventRoutes)
     },
     { prefix: '/v1' },
   )
