@@ -15,7 +15,7 @@ const ASSET_VERSION = createHash('sha256')
   .digest('hex')
   .slice(0, 10)
 
-export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'account'
+export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'events' | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'overview', href: '/dashboard', label: 'Overview', icon: 'home' },
@@ -23,6 +23,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'clients', href: '/dashboard/clients', label: 'OAuth apps', icon: 'apps' },
   { key: 'pets', href: '/dashboard/pets', label: 'Pets', icon: 'paw' },
   { key: 'users', href: '/dashboard/users', label: 'Users', icon: 'users' },
+  { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
 
