@@ -142,6 +142,20 @@ describeDb('v1 event stream (Server-Sent Events over real HTTP)', () => {
     }
   })
 
+  it('answers HEAD with the stream’s headers without opening a stream', async () => {
+    const own = await t.newAccount()
+    for (let i = 0; i < 5; i++) {
+      const head = await fetch(`${base}/v1/event/stream`, {
+        method: 'HEAD',
+        headers: { authorization: basic(own.apiKey) },
+      })
+      expect(head.status).toBe(200)
+      expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    }
+    // The account's three places are all still free.
+    for (let i = 0; i < 3; i++) expect((await stream('', {}, own.apiKey)).response.status).toBe(200)
+  })
+
   it('needs the read:events scope', async () => {
     const petsOnly = await t.newAccount({ scopes: ['read:pets'] })
     const sse = await stream('', {}, petsOnly.apiKey)

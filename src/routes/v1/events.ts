@@ -17,6 +17,15 @@ import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 const tags = ['v1-event']
 const security = API_KEY_SECURITY
 
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  // Proxies such as nginx would otherwise buffer the stream.
+  'x-accel-buffering': 'no',
+  // One stream per connection: when the stream ends (the service stopping), so does the connection.
+  connection: 'close',
+}
+
 /** Time between two reads of the events table while streams are open. */
 const POLL_INTERVAL_MS = 250
 
@@ -73,19 +82,13 @@ export async function v1EventRoutes(fastify: FastifyInstance): Promise<void> {
       const q = request.query
       const filter = eventFilterFrom(q)
       const lastEventId = request.headers['last-event-id'] || q.last_event_id || undefined
+      // HEAD: the headers a stream would have, without opening one.
+      if (request.method === 'HEAD') return reply.headers(SSE_HEADERS).send()
       const stream = await streams.openStream(request.principal!.accountId, filter, lastEventId)
       // A stream ends when the client goes away (or went away while it was being opened).
       if (reply.raw.destroyed) stream.destroy()
       else reply.raw.once('close', () => stream.destroy())
-      return (
-        reply
-          .header('content-type', 'text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-store')
-          // Proxies such as nginx would otherwise buffer the stream.
-          .header('x-accel-buffering', 'no')
-          .header('connection', 'close')
-          .send(stream)
-      )
+      return reply.headers(SSE_HEADERS).send(stream)
     },
   )
 
