@@ -1,13 +1,11 @@
-import { type Insertable, type SelectQueryBuilder, sql } from 'kysely'
+import type { Insertable, SelectQueryBuilder } from 'kysely'
+import { sql } from 'kysely'
 import { prepareQuery } from '../db/prepared-query.ts'
 import type { Database, Db, EventsTable } from '../db/schema.ts'
-import { newTimeOrderedId } from '../lib/ids.ts'
-import type { EventRow, EventType } from './event.ts'
+import type { EventRow } from './event.ts'
 import type { EventFilter } from './event-filter.ts'
 
-export type { EventType }
-
-type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
+export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
 
 const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   db.insertInto('events').values({
@@ -21,31 +19,9 @@ const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   }),
 )
 
-/**
- * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
- * change, so the event exists exactly when the change does.
- */
-export async function recordEvent(
-  db: Db,
-  event: {
-    accountId: string
-    type: EventType
-    objectId: string
-    object: unknown
-    previousAttributes?: Record<string, unknown>
-    at: string
-  },
-): Promise<void> {
-  await insertEventQuery.execute(db, {
-    id: newTimeOrderedId('evt'),
-    account_id: event.accountId,
-    type: event.type,
-    object_id: event.objectId,
-    data: JSON.stringify(event.object),
-    previous_attributes:
-      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
-    created_at: event.at,
-  })
+/** Appends an event row, in the caller's transaction (see events-service.ts). */
+export async function insertEvent(db: Db, row: NewEventRow): Promise<void> {
+  await insertEventQuery.execute(db, row)
 }
 
 const COLUMNS = [

@@ -1,8 +1,38 @@
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import type { EventRow } from './event.ts'
+import { newTimeOrderedId } from '../lib/ids.ts'
+import type { EventRow, EventType } from './event.ts'
 import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } from './event-filter.ts'
-import { type EventListQuery, findEvent, listEvents } from './events-repository.ts'
+import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
+
+export type { EventType }
+
+/**
+ * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
+ * change, so the event exists exactly when the change does.
+ */
+export async function recordEvent(
+  db: Db,
+  event: {
+    accountId: string
+    type: EventType
+    objectId: string
+    object: unknown
+    previousAttributes?: Record<string, unknown>
+    at: string
+  },
+): Promise<void> {
+  await insertEvent(db, {
+    id: newTimeOrderedId('evt'),
+    account_id: event.accountId,
+    type: event.type,
+    object_id: event.objectId,
+    data: JSON.stringify(event.object),
+    previous_attributes:
+      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
+    created_at: event.at,
+  })
+}
 
 /** The filter parameters of the list and the stream, as the query string carries them. */
 export interface EventFilterParams {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { recordEvent } from '../../src/events/events-repository.ts'
 import { EventsRetention } from '../../src/events/events-retention.ts'
+import { recordEvent } from '../../src/events/events-service.ts'
 import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 

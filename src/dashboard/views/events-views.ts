@@ -1,8 +1,9 @@
 import { EVENT_TYPES, type EventV1 } from '../../events/event.ts'
-import { html } from '../html.ts'
+import { html } from '../../web/html.ts'
+import { icon } from '../../web/icons.ts'
+import type { Notice } from '../../web/layout.ts'
 import { pageLinks } from './data-views.ts'
-import { icon } from './icons.ts'
-import { appPage, type Notice, when } from './layout.ts'
+import { appPage, when } from './layout.ts'
 
 interface Common {
   csrf: string
