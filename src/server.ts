@@ -4,6 +4,7 @@ import { buildApp } from './app.ts'
 import { type Config, checkServeConfig } from './config/config.ts'
 import { databaseTimeouts, openDatabase } from './db/database.ts'
 import { migrateAtStart } from './db/migrate.ts'
+import { EventsRetention } from './events/events-retention.ts'
 import { shutDown } from './http/shutdown.ts'
 import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency.ts'
 import { listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
@@ -49,6 +50,15 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   )
   purge.unref()
   server.addHook('onClose', async () => clearInterval(purge))
+  const retention = new EventsRetention(database.db, {
+    days: config.eventsRetentionDays,
+    batch: 1000,
+    maxBatchesPerRun: 100,
+    intervalMs: 10 * 60 * 1000,
+    onError: (error) => server.log.warn({ err: error }, 'events retention purge failed'),
+  })
+  retention.start()
+  server.addHook('onClose', () => retention.stop())
 
   // Before the signal handlers: a start that fails here must exit non-zero, not as a shutdown.
   const metrics = await startMetricsListener(server, config)

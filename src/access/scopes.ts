@@ -4,6 +4,7 @@ export const SCOPES = {
   'write:pets': 'Create, change and delete your pets',
   'read:users': 'Read your users (pet owners)',
   'write:users': 'Create, change and delete your users',
+  'read:events': 'Read the events of your account (what changed, and when)',
 } as const
 
 export type Scope = keyof typeof SCOPES

@@ -53,6 +53,12 @@ export interface Config {
   /** Interface of the metrics listener: loopback unless an operator opens it. */
   metricsHost: string
   tracing: TracingConfig
+  /** Days an event is kept (the events API, stream replays); older ones are purged in the background. */
+  eventsRetentionDays: number
+  /** Event streams (`GET /v1/event/stream`) one account may hold open on one instance. */
+  eventsStreamsPerAccount: number
+  /** Seconds between two heartbeat comments on an idle event stream. */
+  eventsHeartbeatSeconds: number
 }
 
 /**
@@ -216,6 +222,24 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     description: 'Interface the metrics listener binds to (`0.0.0.0` to let a scraper on another host in).',
   },
   {
+    env: 'EVENTS_RETENTION_DAYS',
+    default: '30',
+    description:
+      'Days an event is kept (`GET /v1/event`, replays of the event stream); older events are deleted in the background, a bounded batch at a time.',
+  },
+  {
+    env: 'EVENTS_STREAMS_PER_ACCOUNT',
+    default: '10',
+    description:
+      'Event streams (`GET /v1/event/stream`) one account may hold open on one instance; one more answers 429.',
+  },
+  {
+    env: 'EVENTS_HEARTBEAT_SECONDS',
+    default: '15',
+    description:
+      'Seconds between the `: heartbeat` comments of an idle event stream, so proxies and clients know it is alive.',
+  },
+  {
     env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     default: undefined,
     description:
@@ -341,6 +365,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: integer('METRICS_PORT', 0, 65535),
     metricsHost,
     tracing,
+    eventsRetentionDays: integer('EVENTS_RETENTION_DAYS', 1, 3650),
+    eventsStreamsPerAccount: integer('EVENTS_STREAMS_PER_ACCOUNT', 1, 10_000),
+    eventsHeartbeatSeconds: seconds('EVENTS_HEARTBEAT_SECONDS', 0.01, 3600),
   }
   if (config.httpHeadersTimeoutSeconds > config.httpRequestTimeoutSeconds) {
     problems.push(

@@ -15,6 +15,7 @@ import { csrfBinding, sendPage } from './context.ts'
 import { accountRoutes } from './routes/account-routes.ts'
 import { clientsRoutes } from './routes/clients-routes.ts'
 import { dataRoutes } from './routes/data-routes.ts'
+import { eventsRoutes } from './routes/events-routes.ts'
 import { keysRoutes } from './routes/keys-routes.ts'
 import { SESSION_COOKIE, sessionFromCookie } from './sessions.ts'
 import { messagePage } from './views/account-views.ts'
@@ -151,4 +152,5 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
   await app.register(keysRoutes)
   await app.register(clientsRoutes(options.oauth))
   await app.register(dataRoutes)
+  await app.register(eventsRoutes)
 }

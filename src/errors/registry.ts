@@ -81,6 +81,12 @@ export const ERRORS = {
     title: 'User not found',
     description: 'No user with this id exists in your account.',
   },
+  event_not_found: {
+    status: 404,
+    title: 'Event not found',
+    description:
+      'No event with this id exists in your account; events are kept for `EVENTS_RETENTION_DAYS` (30 by default).',
+  },
   // 405
   method_not_allowed: {
     status: 405,
@@ -151,6 +157,12 @@ export const ERRORS = {
     status: 429,
     title: 'Too many requests',
     description: 'The rate limit was exceeded; wait for the number of seconds in `Retry-After`.',
+  },
+  too_many_streams: {
+    status: 429,
+    title: 'Too many event streams',
+    description:
+      'The account already has as many event streams open on this instance as it may (`EVENTS_STREAMS_PER_ACCOUNT`); close one before opening another.',
   },
   // 431
   headers_too_large: {

@@ -1,6 +1,9 @@
-import type { Insertable } from 'kysely'
+import type { Insertable, SelectQueryBuilder } from 'kysely'
+import { sql } from 'kysely'
 import { prepareQuery } from '../db/prepared-query.ts'
-import type { Db, EventsTable } from '../db/schema.ts'
+import type { Database, Db, EventsTable } from '../db/schema.ts'
+import type { EventRow } from './event.ts'
+import type { EventFilter } from './event-filter.ts'
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
 
@@ -19,4 +22,150 @@ const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
 /** Appends an event row, in the caller's transaction (see events-service.ts). */
 export async function insertEvent(db: Db, row: NewEventRow): Promise<void> {
   await insertEventQuery.execute(db, row)
+}
+
+const COLUMNS = [
+  'seq',
+  'id',
+  'account_id',
+  'type',
+  'object_id',
+  'data',
+  'previous_attributes',
+  'created_at',
+] as const
+
+type EventQuery = SelectQueryBuilder<Database, 'events', EventRow>
+
+/** The filter as SQL; the same rules as matchesFilter (event-filter.ts). */
+function filtered(query: EventQuery, filter: EventFilter): EventQuery {
+  let q = query
+  if (filter.objectId !== undefined) q = q.where('object_id', '=', filter.objectId)
+  if (filter.createdGte !== undefined) q = q.where('created_at', '>=', filter.createdGte)
+  if (filter.createdLte !== undefined) q = q.where('created_at', '<=', filter.createdLte)
+  const types = filter.types
+  if (types !== undefined) {
+    q = q.where((eb) =>
+      eb.or([
+        ...(types.exact.length > 0 ? [eb('type', 'in', types.exact)] : []),
+        // The prefixes are known families (letters only), so no LIKE wildcard hides in them.
+        ...types.prefixes.map((p) => eb('type', 'like', `${p}%`)),
+      ]),
+    )
+  }
+  return q
+}
+
+export async function findEvent(db: Db, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .select(COLUMNS)
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+}
+
+export interface EventListQuery {
+  limit: number
+  startingAfter?: string
+  endingBefore?: string
+  filter: EventFilter
+}
+
+/** Newest first, keyset on `seq`; undefined when a cursor names no event of the account. */
+export async function listEvents(
+  db: Db,
+  accountId: string,
+  query: EventListQuery,
+): Promise<{ events: EventRow[]; hasMore: boolean } | undefined> {
+  const q = filtered(
+    db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId),
+    query.filter,
+  )
+  if (query.endingBefore !== undefined) {
+    const cursor = await findEvent(db, accountId, query.endingBefore)
+    if (cursor === undefined) return undefined
+    const rows = await q
+      .where('seq', '>', cursor.seq)
+      .orderBy('seq', 'asc')
+      .limit(query.limit + 1)
+      .execute()
+    return { events: rows.slice(0, query.limit).reverse(), hasMore: rows.length > query.limit }
+  }
+  let page = q
+  if (query.startingAfter !== undefined) {
+    const cursor = await findEvent(db, accountId, query.startingAfter)
+    if (cursor === undefined) return undefined
+    page = page.where('seq', '<', cursor.seq)
+  }
+  const rows = await page
+    .orderBy('seq', 'desc')
+    .limit(query.limit + 1)
+    .execute()
+  return { events: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+}
+
+/** An account's events after `afterSeq`, oldest first (a stream's replay). */
+export async function eventsOfAccountAfter(
+  db: Db,
+  accountId: string,
+  afterSeq: number,
+  filter: EventFilter,
+  limit: number,
+): Promise<EventRow[]> {
+  return filtered(
+    db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId).where('seq', '>', afterSeq),
+    filter,
+  )
+    .orderBy('seq', 'asc')
+    .limit(limit)
+    .execute()
+}
+
+/** Every account's events after `afterSeq`, oldest first (the stream poller). */
+export async function eventsAfter(db: Db, afterSeq: number, limit: number): Promise<EventRow[]> {
+  return db
+    .selectFrom('events')
+    .select(COLUMNS)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq', 'asc')
+    .limit(limit)
+    .execute()
+}
+
+/** Events with these sequence numbers (a poller re-reading numbers it saw skipped). */
+export async function eventsWithSeq(db: Db, seqs: readonly number[]): Promise<EventRow[]> {
+  if (seqs.length === 0) return []
+  return db.selectFrom('events').select(COLUMNS).where('seq', 'in', seqs).orderBy('seq', 'asc').execute()
+}
+
+export async function lastEventSeq(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select(sql<number | string | null>`max(seq)`.as('seq'))
+    .executeTakeFirst()
+  return Number(row?.seq ?? 0)
+}
+
+/**
+ * Deletes up to `batch` of the oldest events created before `cutoff`; answers how many.
+ * Reads the oldest rows by `seq` (the primary key) and deletes the run of them that is past
+ * the cutoff, so a purge never scans the table for a `created_at` it has no index on. Clocks of
+ * several instances may disagree a little: a row slightly out of order waits for the next batch.
+ */
+export async function purgeEventsBefore(db: Db, cutoff: string, batch: number): Promise<number> {
+  const oldest = await db
+    .selectFrom('events')
+    .select(['seq', 'created_at'])
+    .orderBy('seq', 'asc')
+    .limit(batch)
+    .execute()
+  let last: number | undefined
+  for (const row of oldest) {
+    if (row.created_at >= cutoff) break
+    last = row.seq
+  }
+  if (last === undefined) return 0
+  const result = await db.deleteFrom('events').where('seq', '<=', last).executeTakeFirst()
+  return Number(result.numDeletedRows)
 }

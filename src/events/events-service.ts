@@ -1,14 +1,11 @@
 import type { Db } from '../db/schema.ts'
+import { ApiError } from '../errors/api-error.ts'
 import { newTimeOrderedId } from '../lib/ids.ts'
-import { insertEvent } from './events-repository.ts'
+import type { EventRow, EventType } from './event.ts'
+import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } from './event-filter.ts'
+import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
 
-export type EventType =
-  | 'pet.created'
-  | 'pet.updated'
-  | 'pet.deleted'
-  | 'user.created'
-  | 'user.updated'
-  | 'user.deleted'
+export type { EventType }
 
 /**
  * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
@@ -35,4 +32,56 @@ export async function recordEvent(
       event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
     created_at: event.at,
   })
+}
+
+/** The filter parameters of the list and the stream, as the query string carries them. */
+export interface EventFilterParams {
+  type?: string[]
+  object_id?: string
+  'created[gte]'?: string
+  'created[lte]'?: string
+}
+
+/** The filter the parameters ask for; a 400 naming the parameter at fault otherwise. */
+export function eventFilterFrom(params: EventFilterParams): EventFilter {
+  try {
+    const filter: EventFilter = {}
+    const types = parseTypeFilter(params.type)
+    if (types !== undefined) filter.types = types
+    if (params.object_id !== undefined) filter.objectId = params.object_id
+    const gte = parseInstant(params['created[gte]'], 'created[gte]')
+    if (gte !== undefined) filter.createdGte = gte
+    const lte = parseInstant(params['created[lte]'], 'created[lte]')
+    if (lte !== undefined) filter.createdLte = lte
+    return filter
+  } catch (error) {
+    if (error instanceof EventFilterError) {
+      throw new ApiError('parameter_invalid', error.message, { param: error.param })
+    }
+    throw error
+  }
+}
+
+export async function getEventOfAccount(db: Db, accountId: string, id: string): Promise<EventRow> {
+  const event = await findEvent(db, accountId, id)
+  if (event === undefined) {
+    throw new ApiError(
+      'event_not_found',
+      `No event ${JSON.stringify(id)} in your account (events are kept for a limited time).`,
+    )
+  }
+  return event
+}
+
+export async function listEventsOfAccount(db: Db, accountId: string, query: EventListQuery) {
+  const page = await listEvents(db, accountId, query)
+  if (page === undefined) {
+    const cursor = query.startingAfter ?? query.endingBefore
+    throw new ApiError(
+      'invalid_cursor',
+      `The cursor ${JSON.stringify(cursor)} is not an event of your account.`,
+      { param: query.startingAfter !== undefined ? 'starting_after' : 'ending_before' },
+    )
+  }
+  return page
 }

@@ -70,13 +70,22 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 const STACK_FRAME = /\n\s+at .+:\d+:\d+\)?/
 
 export async function send(app: FastifyInstance, request: FuzzRequest): Promise<Answer> {
+  // As a stream: an event stream (GET /v1/event/stream) never ends, so only its head is read.
   const res: LightMyRequestResponse = await app.inject({
     method: request.method as 'GET',
     url: request.url,
     headers: request.headers,
+    payloadAsStream: true,
     ...(request.payload === undefined ? {} : { payload: request.payload }),
   })
-  return { statusCode: res.statusCode, headers: res.headers, body: res.body }
+  const stream = res.stream()
+  if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    stream.destroy()
+    return { statusCode: res.statusCode, headers: res.headers, body: '' }
+  }
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer))
+  return { statusCode: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }
 }
 
 /** No 5xx, no stack trace, whatever was sent. */

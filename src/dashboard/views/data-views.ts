@@ -65,7 +65,7 @@ export interface PetFilters {
   owner: string
 }
 
-function pageLinks(
+export function pageLinks(
   path: string,
   params: Record<string, string>,
   first: string | null,

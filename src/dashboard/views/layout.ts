@@ -2,7 +2,7 @@ import { type Html, html, type Renderable } from '../../web/html.ts'
 import { type IconName, icon, LOGO } from '../../web/icons.ts'
 import { csrfField, head, type Notice, noticeBlock } from '../../web/layout.ts'
 
-export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'account'
+export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'events' | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'overview', href: '/dashboard', label: 'Overview', icon: 'home' },
@@ -10,6 +10,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'clients', href: '/dashboard/clients', label: 'OAuth apps', icon: 'apps' },
   { key: 'pets', href: '/dashboard/pets', label: 'Pets', icon: 'paw' },
   { key: 'users', href: '/dashboard/users', label: 'Users', icon: 'users' },
+  { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
 

@@ -208,6 +208,63 @@ export interface paths {
     patch: operations['updateUser']
     trace?: never
   }
+  '/v1/event/stream': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Stream events as they happen (Server-Sent Events)
+     * @description Each event is sent as `id: <event id>`, `event: <type>`, `data: <event JSON>`. Starts from now; with the `Last-Event-ID` header (or `last_event_id`) the events after that one are replayed first. A `: heartbeat` comment comes every 15 s (`EVENTS_HEARTBEAT_SECONDS`). Takes the filters of the list. At most `EVENTS_STREAMS_PER_ACCOUNT` streams per account and instance (429 past it).
+     */
+    get: operations['streamEvents']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/event': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List events, newest first
+     * @description Events of the last `EVENTS_RETENTION_DAYS` days (30 by default). Filters combine: `type` (exact, `pet.*`, repeatable or comma-separated), `object_id`, `created[gte]`, `created[lte]`.
+     */
+    get: operations['listEvents']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/event/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get an event */
+    get: operations['getEvent']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v2/pet': {
     parameters: {
       query?: never
@@ -1580,6 +1637,264 @@ export interface operations {
       }
       /** @description Unsupported Content-Type */
       415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description Replay the events after this one first (as the `Last-Event-ID` header does). */
+        last_event_id?: string
+        /** @description Event types: exact (`pet.created`), a family wildcard (`pet.*`), or `*`. Repeat the parameter or separate types with commas. */
+        type?: string[]
+        /** @description Only events about this object (a pet or user id). */
+        object_id?: string
+        /** @description Created at or after: ISO 8601 with a time zone, or Unix seconds. */
+        'created[gte]'?: string
+        /** @description Created at or before: ISO 8601 with a time zone, or Unix seconds. */
+        'created[lte]'?: string
+      }
+      header?: {
+        'last-event-id'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A text/event-stream that stays open. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/event-stream': string
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listEvents: {
+    parameters: {
+      query: {
+        /** @description Page size, 1–100. */
+        limit: number
+        /** @description Last event id of the previous page. */
+        starting_after?: string
+        /** @description First event id of the current page. */
+        ending_before?: string
+        /** @description Event types: exact (`pet.created`), a family wildcard (`pet.*`), or `*`. Repeat the parameter or separate types with commas. */
+        type?: string[]
+        /** @description Only events about this object (a pet or user id). */
+        object_id?: string
+        /** @description Created at or after: ISO 8601 with a time zone, or Unix seconds. */
+        'created[gte]'?: string
+        /** @description Created at or before: ISO 8601 with a time zone, or Unix seconds. */
+        'created[lte]'?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list'
+            data: {
+              /** @example evt_0GZr7bXk9QqT2mV8wLp4 */
+              id: string
+              /** @enum {string} */
+              object: 'event'
+              /**
+               * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted.
+               * @example pet.updated
+               */
+              type: string
+              /** Format: date-time */
+              created_at: string
+              data: {
+                /** @description The object as v1 shows it, after the change (before it, for deletions). */
+                object: {
+                  [key: string]: unknown
+                }
+                /** @description On `*.updated` only: the earlier values of the attributes that changed. */
+                previous_attributes?: {
+                  [key: string]: unknown
+                }
+              }
+            }[]
+            has_more: boolean
+            url: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getEvent: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The event id (evt_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Something that happened in your account, such as a pet created or updated. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @example evt_0GZr7bXk9QqT2mV8wLp4 */
+            id: string
+            /** @enum {string} */
+            object: 'event'
+            /**
+             * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted.
+             * @example pet.updated
+             */
+            type: string
+            /** Format: date-time */
+            created_at: string
+            data: {
+              /** @description The object as v1 shows it, after the change (before it, for deletions). */
+              object: {
+                [key: string]: unknown
+              }
+              /** @description On `*.updated` only: the earlier values of the attributes that changed. */
+              previous_attributes?: {
+                [key: string]: unknown
+              }
+            }
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
         headers: {
           [name: string]: unknown
         }

@@ -1,0 +1,68 @@
+import type { Db } from '../db/schema.ts'
+import { purgeEventsBefore } from './events-repository.ts'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+export interface EventsRetentionOptions {
+  /** Days an event is kept (`EVENTS_RETENTION_DAYS`). */
+  days: number
+  /** Rows deleted per statement, so no purge holds a lock (the SQLite writer's) for long. */
+  batch: number
+  /** Batches per run at most; what is left waits for the next run. */
+  maxBatchesPerRun: number
+  /** Time between two runs. */
+  intervalMs: number
+  onError(error: unknown): void
+  /** The clock (tests inject one). */
+  now?: () => number
+}
+
+/**
+ * Deletes events older than the retention period, in the background: a run every
+ * `intervalMs`, each a bounded number of bounded batches. Any number of instances may run it
+ * on one database: the deletes are idempotent.
+ */
+export class EventsRetention {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<unknown> | undefined
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: EventsRetentionOptions,
+  ) {}
+
+  /** One run: answers how many events it deleted. */
+  async purge(): Promise<number> {
+    const now = (this.options.now ?? Date.now)()
+    const cutoff = new Date(now - this.options.days * DAY_MS).toISOString()
+    let deleted = 0
+    for (let round = 0; round < this.options.maxBatchesPerRun; round++) {
+      const count = await purgeEventsBefore(this.db, cutoff, this.options.batch)
+      deleted += count
+      if (count < this.options.batch) break
+      // Let requests waiting for the database in between.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return deleted
+  }
+
+  start(): void {
+    if (this.timer !== undefined) return
+    this.timer = setInterval(() => {
+      if (this.running !== undefined) return
+      this.running = this.purge()
+        .catch((error: unknown) => this.options.onError(error))
+        .finally(() => {
+          this.running = undefined
+        })
+    }, this.options.intervalMs)
+    this.timer.unref()
+  }
+
+  /** Stops the runs, after the one in progress (before the database closes). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    this.timer = undefined
+    await this.running
+  }
+}
