@@ -4,6 +4,8 @@ export const SCOPES = {
   'write:pets': 'Create, change and delete your pets',
   'read:users': 'Read your users (pet owners)',
   'write:users': 'Create, change and delete your users',
+  'read:webhooks': 'Read your webhook endpoints and their delivery log',
+  'write:webhooks': 'Create, change, delete and test your webhook endpoints',
 } as const
 
 export type Scope = keyof typeof SCOPES
