@@ -37,7 +37,12 @@ import { registerMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
 import { v1PetRoutes } from './pets/v1-pet-routes.ts'
 import { registerV2Api } from './pets/v2-api.ts'
+import { v1WebhookEndpointRoutes } from './routes/v1/webhook-endpoints.ts'
 import { v1UserRoutes } from './users/v1-user-routes.ts'
+import { systemClock } from './webhooks/clock.ts'
+import { loadSecretBox } from './webhooks/secrets-key.ts'
+import { resolveWithDns } from './webhooks/url-policy.ts'
+import type { WebhooksContext } from './webhooks/webhooks-service.ts'
 
 /** What routes need, built once per app and shared. */
 export interface AppDeps {
@@ -49,6 +54,8 @@ export interface AppDeps {
   shutdown: ShutdownState
   /** Raised when the database reports it is full; /readyz answers 503 while it is. */
   storageFull: StorageFullFlag
+  /** Webhooks: the secrets' key, the URL policy and the clock (src/webhooks/). */
+  webhooks: WebhooksContext
 }
 
 declare module 'fastify' {
@@ -64,6 +71,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
   /** OpenTelemetry tracer when tracing is on (src/observability/tracing.ts); no spans without. */
   tracer?: Tracer
+  /** Tests: a DNS and a clock of their own for the webhooks. */
+  webhooks?: Partial<Pick<WebhooksContext, 'resolve' | 'clock'>>
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -113,6 +122,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
   })
   const storageFull = new StorageFullFlag()
+  const webhooks: WebhooksContext = {
+    box: await loadSecretBox(database.db, config.webhooks.secretsKey),
+    insecure: config.webhooks.allowInsecure,
+    resolve: options.webhooks?.resolve ?? resolveWithDns,
+    clock: options.webhooks?.clock ?? systemClock,
+  }
   app.decorate('deps', {
     config,
     db: database.db,
@@ -120,6 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     keys,
     shutdown: new ShutdownState(),
     storageFull,
+    webhooks,
   })
   app.decorateRequest('principal', null)
 
@@ -165,6 +181,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       if (limiters.account !== null) v1.addHook('onRequest', accountRateLimit(limiters.account))
       await v1.register(v1PetRoutes)
       await v1.register(v1UserRoutes)
+      await v1.register(v1WebhookEndpointRoutes)
     },
     { prefix: '/v1' },
   )

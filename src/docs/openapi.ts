@@ -67,6 +67,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       tags: [
         { name: 'v1-pet', description: 'v1: create and manage pets with an API key.' },
         { name: 'v1-user', description: 'v1: pet owners in your account, with an API key.' },
+        {
+          name: 'v1-webhook',
+          description: 'v1: webhook endpoints that receive signed events, and their delivery log.',
+        },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },
