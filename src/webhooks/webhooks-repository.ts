@@ -325,3 +325,33 @@ export async function listAttempts(
     },
   )
 }
+
+/** A success ends the endpoint's run of failures. */
+export async function endpointSucceeded(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).execute()
+}
+
+/**
+ * Records a failure: starts the run of failures if none is under way, and disables the endpoint
+ * when that run began before `failingBefore`. Whether it disabled it.
+ */
+export async function endpointFailed(
+  db: Db,
+  id: string,
+  options: { now: string; failingBefore: string; reason: string; updatedAt: string },
+): Promise<boolean> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: options.now })
+    .where('id', '=', id)
+    .where('failing_since', 'is', null)
+    .execute()
+  const disabled = await db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: options.reason, updated_at: options.updatedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .where('failing_since', '<=', options.failingBefore)
+    .executeTakeFirst()
+  return disabled.numUpdatedRows > 0n
+}
