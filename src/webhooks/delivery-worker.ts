@@ -33,6 +33,8 @@ export interface DeliveryWorkerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
+/** A fan-out round that read this many events likely left more behind. */
+const FAN_OUT_BACKLOG = 500
 
 /**
  * The webhooks worker: fans new events out into deliveries, claims due deliveries from the
@@ -53,6 +55,8 @@ export class DeliveryWorker {
   readonly #queued = new Map<string, { delivery: repo.DeliveryRow; endpoint: EndpointRow }[]>()
   readonly #sends = new Set<Promise<void>>()
   #inFlight = 0
+  /** Claims are made in batches of at least this many (each claim is a query and a write). */
+  readonly #claimBatch: number
   #stopping = false
   #loop: Promise<void> | undefined
   #wake: (() => void) | undefined
@@ -60,9 +64,11 @@ export class DeliveryWorker {
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.#fanOut = new FanOut(options.db, options.clock, options.gapGraceMs)
     this.#pollMs = options.pollMs ?? 250
-    this.#maxInFlight = options.maxInFlight ?? 64
-    // Longer than any send can take (it is cut at the timeout), with room for the queue.
-    this.#leaseMs = 2 * options.timeoutMs + 60_000
+    this.#maxInFlight = options.maxInFlight ?? 32
+    this.#claimBatch = Math.max(1, Math.floor(this.#maxInFlight / 2))
+    // A send starts only while its claim has at least a timeout and a margin left (see #pump),
+    // so no send outlives its claim; a crashed instance's claims come back this soon.
+    this.#leaseMs = 2 * options.timeoutMs + 5_000
   }
 
   start(): void {
@@ -93,15 +99,23 @@ export class DeliveryWorker {
   }
 
   async #run(): Promise<void> {
+    let lastFanOut = 0
+    let backlog = false
     while (!this.#stopping) {
-      let busy = false
+      let more = false
       try {
-        busy = (await this.#fanOut.run()) > 0
-        if (!this.#stopping) busy = (await this.#claim()) > 0 || busy
+        // New events are looked for every poll interval (or at once while a backlog lasts), not
+        // on every wake-up: each look is a write transaction.
+        if (backlog || performance.now() - lastFanOut >= this.#pollMs) {
+          lastFanOut = performance.now()
+          backlog = (await this.#fanOut.run()) >= FAN_OUT_BACKLOG
+        }
+        const claimed = this.#stopping ? 0 : await this.#claim()
+        more = backlog || claimed >= this.#claimBatch
       } catch (error) {
         this.options.log.warn({ err: error }, 'webhook worker round failed; trying again')
       }
-      if (!busy && !this.#stopping) await this.#idle()
+      if (!more && !this.#stopping) await this.#idle()
     }
   }
 
@@ -152,11 +166,21 @@ export class DeliveryWorker {
     return n
   }
 
-  /** Starts queued sends while their endpoint has room. */
+  /**
+   * Starts queued sends while their endpoint has room. A delivery that waited so long that its
+   * claim could lapse during the send is given back instead: another worker could then take it
+   * while this one still sends it.
+   */
   #pump(): void {
+    const latestStart = this.options.clock.now() + this.options.timeoutMs + 2_000
+    const expired: string[] = []
     for (const [endpointId, queue] of this.#queued) {
       while (queue.length > 0 && (this.#busy.get(endpointId) ?? 0) < this.options.concurrencyPerEndpoint) {
         const next = queue.shift()!
+        if (Date.parse(next.delivery.locked_until ?? '') < latestStart) {
+          expired.push(next.delivery.id)
+          continue
+        }
         this.#busy.set(endpointId, (this.#busy.get(endpointId) ?? 0) + 1)
         this.#inFlight++
         const send: Promise<void> = this.#deliver(next.delivery, next.endpoint)
@@ -171,11 +195,16 @@ export class DeliveryWorker {
             this.#inFlight--
             this.#busy.set(endpointId, (this.#busy.get(endpointId) ?? 1) - 1)
             this.#pump()
-            this.#wake?.()
+            if (this.#maxInFlight - this.#inFlight - this.#queuedCount() >= this.#claimBatch) this.#wake?.()
           })
         this.#sends.add(send)
       }
       if (queue.length === 0) this.#queued.delete(endpointId)
+    }
+    if (expired.length > 0) {
+      repo.releaseDeliveries(this.options.db, expired).catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'could not release webhook deliveries'),
+      )
     }
   }
 

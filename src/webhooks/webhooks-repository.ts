@@ -172,6 +172,15 @@ export async function eventsAfter(
   return [...filled, ...newer]
 }
 
+/** The highest seq of any event (0 when none). */
+export async function maxEventSeq(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .executeTakeFirst()
+  return Number(row?.max ?? 0)
+}
+
 // --- fan-out cursor ----------------------------------------------------------------------
 
 /**
@@ -220,7 +229,9 @@ export async function claimDue(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .select('d.id')
-    .where('d.status', 'in', ['pending', 'retrying'])
+    // Literal statuses (not parameters): the partial indexes name them, and SQLite uses a
+    // partial index only when the query's condition matches its WHERE as written.
+    .where(sql<boolean>`d.status in ('pending', 'retrying')`)
     .where('d.next_attempt_at', '<=', options.now)
     .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', options.now)]))
     .where('e.status', '=', 'enabled')
@@ -231,7 +242,7 @@ export async function claimDue(
             .select(sql<number>`1`.as('one'))
             .whereRef('earlier.endpoint_id', '=', 'd.endpoint_id')
             .whereRef('earlier.object_id', '=', 'd.object_id')
-            .where('earlier.status', 'in', ['pending', 'retrying'])
+            .where(sql<boolean>`earlier.status in ('pending', 'retrying')`)
             .where((eb) =>
               eb.or([
                 eb('earlier.event_seq', '<', eb.ref('d.event_seq')),
