@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts'
 import { FanOut } from './fan-out.ts'
 import { nextAttemptAt } from './retry-schedule.ts'
 import type { SecretBox } from './secret-box.ts'
-import { type SendResult, sendWebhook } from './sender.ts'
+import { ConnectionPools, type SendResult, sendWebhook } from './sender.ts'
 import { signedHeaders } from './signing.ts'
 import { type Resolve, UrlRefused, vetUrl } from './url-policy.ts'
 import type { EndpointRow } from './webhook-endpoint.ts'
@@ -55,6 +55,7 @@ export class DeliveryWorker {
   readonly #queued = new Map<string, { delivery: repo.DeliveryRow; endpoint: EndpointRow }[]>()
   readonly #sends = new Set<Promise<void>>()
   #inFlight = 0
+  readonly #pools = new ConnectionPools()
   /** Claims are made in batches of at least this many (each claim is a query and a write). */
   readonly #claimBatch: number
   #stopping = false
@@ -83,6 +84,7 @@ export class DeliveryWorker {
     const queued = [...this.#queued.values()].flat().map((q) => q.delivery.id)
     this.#queued.clear()
     await Promise.allSettled([...this.#sends])
+    this.#pools.close()
     await repo
       .releaseDeliveries(this.options.db, queued)
       .catch((error: unknown) =>
@@ -202,9 +204,11 @@ export class DeliveryWorker {
       if (queue.length === 0) this.#queued.delete(endpointId)
     }
     if (expired.length > 0) {
-      repo.releaseDeliveries(this.options.db, expired).catch((error: unknown) =>
-        this.options.log.warn({ err: error }, 'could not release webhook deliveries'),
-      )
+      repo
+        .releaseDeliveries(this.options.db, expired)
+        .catch((error: unknown) =>
+          this.options.log.warn({ err: error }, 'could not release webhook deliveries'),
+        )
     }
   }
 
@@ -228,6 +232,7 @@ export class DeliveryWorker {
       result = await sendWebhook(target, headers, delivery.payload, {
         timeoutMs,
         userAgent: this.options.userAgent ?? 'pet-service-webhooks/1',
+        pools: this.#pools,
       })
     } catch (error) {
       if (!(error instanceof UrlRefused)) throw error

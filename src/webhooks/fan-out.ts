@@ -38,7 +38,8 @@ export class FanOut {
   /** One round; how many events it read. */
   async run(): Promise<number> {
     // Nothing new since the last round (a read, off the writer): no transaction.
-    if (this.#gaps.size === 0 && this.#scannedTo >= 0 && (await repo.maxEventSeq(this.db)) <= this.#scannedTo) return 0
+    if (this.#gaps.size === 0 && this.#scannedTo >= 0 && (await repo.maxEventSeq(this.db)) <= this.#scannedTo)
+      return 0
     const outcome = await this.db.transaction().execute(async (trx) => {
       const cursor = await repo.lockCursor(trx, CURSOR)
       if (cursor === undefined) return undefined
