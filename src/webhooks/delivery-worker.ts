@@ -139,12 +139,15 @@ export class DeliveryWorker {
     if (room <= 0 || this.#stopping) return 0
     const now = this.options.clock.now()
     const full = [...this.#busy].filter(([, n]) => n >= this.options.concurrencyPerEndpoint).map(([id]) => id)
-    const claimed = await repo.claimDue(this.options.db, {
-      now: new Date(now).toISOString(),
-      lockedUntil: new Date(now + this.#leaseMs).toISOString(),
-      limit: room,
-      excludeEndpoints: full,
-    })
+    // One transaction: the rows stay locked from the choice to the update.
+    const claimed = await this.options.db.transaction().execute((trx) =>
+      repo.claimDue(trx, {
+        now: new Date(now).toISOString(),
+        lockedUntil: new Date(now + this.#leaseMs).toISOString(),
+        limit: room,
+        excludeEndpoints: full,
+      }),
+    )
     if (claimed.length === 0) return 0
     const endpoints = new Map(
       (await repo.endpointsByIds(this.options.db, [...new Set(claimed.map((d) => d.endpoint_id))])).map(

