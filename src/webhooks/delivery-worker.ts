@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/schema.ts'
 import { newId } from '../lib/ids.ts'
 import type { Clock } from './clock.ts'
+import { CpuShare } from './cpu-share.ts'
 import { FanOut } from './fan-out.ts'
 import { nextAttemptAt } from './retry-schedule.ts'
 import type { SecretBox } from './secret-box.ts'
@@ -35,6 +36,7 @@ export interface DeliveryWorkerOptions {
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A fan-out round that read this many events likely left more behind. */
 const FAN_OUT_BACKLOG = 500
+const SATURATED_FAN_OUT_MS = 5_000
 
 /**
  * The webhooks worker: fans new events out into deliveries, claims due deliveries from the
@@ -56,6 +58,8 @@ export class DeliveryWorker {
   readonly #sends = new Set<Promise<void>>()
   #inFlight = 0
   readonly #pools = new ConnectionPools()
+  /** Unset in runOnce (tests): everything due is sent. */
+  #share: CpuShare | undefined
   /** Claims are made in batches of at least this many (each claim is a query and a write). */
   readonly #claimBatch: number
   #stopping = false
@@ -73,6 +77,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
+    this.#share ??= new CpuShare(this.#pollMs)
     this.#loop ??= this.#run()
   }
 
@@ -108,7 +113,9 @@ export class DeliveryWorker {
       try {
         // New events are looked for every poll interval (or at once while a backlog lasts), not
         // on every wake-up: each look is a write transaction.
-        if (backlog || performance.now() - lastFanOut >= this.#pollMs) {
+        // While requests saturate the process, new events wait (up to a few seconds) too.
+        const interval = this.#share?.saturated() ? SATURATED_FAN_OUT_MS : this.#pollMs
+        if ((backlog && interval === this.#pollMs) || performance.now() - lastFanOut >= interval) {
           lastFanOut = performance.now()
           backlog = (await this.#fanOut.run()) >= FAN_OUT_BACKLOG
         }
@@ -135,7 +142,10 @@ export class DeliveryWorker {
 
   /** Claims what this instance has room for; how many it claimed. */
   async #claim(): Promise<number> {
-    const room = this.#maxInFlight - this.#inFlight - this.#queuedCount()
+    const room = Math.min(
+      this.#maxInFlight - this.#inFlight - this.#queuedCount(),
+      this.#share?.available() ?? Number.POSITIVE_INFINITY,
+    )
     if (room <= 0 || this.#stopping) return 0
     const now = this.options.clock.now()
     const full = [...this.#busy].filter(([, n]) => n >= this.options.concurrencyPerEndpoint).map(([id]) => id)
@@ -149,6 +159,7 @@ export class DeliveryWorker {
       }),
     )
     if (claimed.length === 0) return 0
+    this.#share?.take(claimed.length)
     const endpoints = new Map(
       (await repo.endpointsByIds(this.options.db, [...new Set(claimed.map((d) => d.endpoint_id))])).map(
         (e) => [e.id, e],

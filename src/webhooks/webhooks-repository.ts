@@ -244,13 +244,12 @@ export async function claimDue(
             .whereRef('earlier.endpoint_id', '=', 'd.endpoint_id')
             .whereRef('earlier.object_id', '=', 'd.object_id')
             .where(sql<boolean>`earlier.status in ('pending', 'retrying')`)
+            // A range on the index's last column, then the tie-break (a resend shares its event_seq).
+            .where('earlier.event_seq', '<=', (eb) => eb.ref('d.event_seq'))
             .where((eb) =>
               eb.or([
                 eb('earlier.event_seq', '<', eb.ref('d.event_seq')),
-                eb.and([
-                  eb('earlier.event_seq', '=', eb.ref('d.event_seq')),
-                  eb('earlier.seq', '<', eb.ref('d.seq')),
-                ]),
+                eb('earlier.seq', '<', eb.ref('d.seq')),
               ]),
             ),
         ),

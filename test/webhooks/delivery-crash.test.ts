@@ -72,7 +72,7 @@ describeDb('webhooks acceptance: every event once, in order per object, across k
       }
     }
     await changes
-    const result = await expectEveryEventOnceInOrder(database, accountId, receiver, 120_000)
+    const result = await expectEveryEventOnceInOrder(database, accountId, receiver, 240_000)
     const seconds = Math.round((Date.now() - started) / 1000)
     console.log(
       `webhooks acceptance [${DIALECT}]: ${result.events} events, ${result.received} requests received (duplicates ${result.received - result.events}), ${seconds} s`,
@@ -81,5 +81,5 @@ describeDb('webhooks acceptance: every event once, in order per object, across k
     server!.child.kill('SIGTERM')
     expect(await server!.exited).toBe(0)
     server = undefined
-  }, 300_000)
+  }, 480_000)
 })

@@ -58,7 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       updated_at text not null
     )`.execute(db)
   // The worker's claim: open deliveries by due time.
-  await sql`create index webhook_deliveries_due on webhook_deliveries (next_attempt_at)
+  await sql`create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, seq)
     where status in ('pending', 'retrying')`.execute(db)
   // Per endpoint and object, an open delivery of an earlier event holds back the later ones.
   await sql`create index webhook_deliveries_order on webhook_deliveries (endpoint_id, object_id, event_seq)
