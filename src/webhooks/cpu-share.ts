@@ -7,15 +7,20 @@ import { type EventLoopUtilization, performance } from 'node:perf_hooks'
  * as the process can answer), the allowance falls quickly to a trickle, so the request path keeps
  * its speed and the backlog waits; when there is room, it grows back and the backlog drains.
  * Additive-increase/multiplicative-decrease on the event loop utilisation of each window
- * (https://nodejs.org/api/perf_hooks.html#performanceeventlooputilizationutilization1-utilization2).
+ * (https://nodejs.org/api/perf_hooks.html#performanceeventlooputilizationutilization1-utilization2),
+ * applied only while requests are being answered: with none, the worker's own work is all
+ * there is, and it goes at full speed.
  */
 export class CpuShare {
   #allowance: number
   #windowStart = performance.now()
   #elu: EventLoopUtilization = performance.eventLoopUtilization()
+  #requestsSeen = 0
 
   constructor(
     private readonly windowMs: number,
+    /** Requests answered so far by this process (a counter that only grows). */
+    private readonly requests: () => number,
     private readonly min = 2,
     private readonly max = 2000,
     private rate = 64,
@@ -31,7 +36,11 @@ export class CpuShare {
       const busy = performance.eventLoopUtilization(elu, this.#elu).utilization
       this.#elu = elu
       this.#windowStart = now
-      if (busy > 0.8) this.rate = Math.max(this.min, Math.floor(this.rate / 4))
+      const requests = this.requests()
+      const serving = requests !== this.#requestsSeen
+      this.#requestsSeen = requests
+      if (!serving) this.rate = this.max
+      else if (busy > 0.8) this.rate = Math.max(this.min, Math.floor(this.rate / 4))
       else if (busy < 0.6) this.rate = Math.min(this.max, Math.ceil(this.rate * 1.5) + 2)
       this.#allowance = this.rate
     }

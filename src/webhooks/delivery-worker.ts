@@ -23,6 +23,8 @@ export interface DeliveryWorkerOptions {
   concurrencyPerEndpoint: number
   disableAfterDays: number
   log: FastifyBaseLogger
+  /** Requests this process has answered so far: the worker yields to them (see CpuShare). */
+  requestsAnswered?: () => number
   /** How long the worker idles when there is nothing to do (new events are found by polling). */
   pollMs?: number
   /** How long a hole in the events' seq is waited for (see FanOut); 0 on SQLite. */
@@ -77,7 +79,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.#share ??= new CpuShare(this.#pollMs)
+    this.#share ??= new CpuShare(this.#pollMs, this.options.requestsAnswered ?? (() => 0))
     this.#loop ??= this.#run()
   }
 

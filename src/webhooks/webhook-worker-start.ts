@@ -13,6 +13,11 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
       'WEBHOOKS_ALLOW_INSECURE=true: webhook endpoints may use http and loopback or private addresses. For local development only; never in production.',
     )
   }
+  let answered = 0
+  app.addHook('onResponse', (_request, _reply, done) => {
+    answered++
+    done()
+  })
   const worker = new DeliveryWorker({
     db: database.db,
     box: webhooks.box,
@@ -26,6 +31,7 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     // statement and lock timeouts let live. SQLite commits one at a time.
     gapGraceMs: database.dialect === 'postgres' ? 60_000 : 0,
     log: app.log.child({ component: 'webhooks' }),
+    requestsAnswered: () => answered,
   })
   worker.start()
   return worker
