@@ -245,11 +245,15 @@ export class DeliveryWorker {
         Math.floor(started / 1000),
         delivery.payload,
       )
-      result = await sendWebhook(target, headers, delivery.payload, {
-        timeoutMs,
-        userAgent: this.options.userAgent ?? 'pet-service-webhooks/1',
-        pools: this.#pools,
-      })
+      const send = (pools?: ConnectionPools) =>
+        sendWebhook(target, headers, delivery.payload, {
+          timeoutMs,
+          userAgent: this.options.userAgent ?? 'pet-service-webhooks/1',
+          ...(pools === undefined ? {} : { pools }),
+        })
+      result = await send(this.#pools)
+      // The receiver closed a kept-alive connection as it was reused: once more, on a new one.
+      if (result.staleConnection === true) result = await send()
     } catch (error) {
       if (!(error instanceof UrlRefused)) throw error
       result = { status: null, bodyExcerpt: null, error: error.message, latencyMs: 0 }

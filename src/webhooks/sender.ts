@@ -10,6 +10,8 @@ export interface SendResult {
   bodyExcerpt: string | null
   error: string | null
   latencyMs: number
+  /** No answer on a kept-alive connection the receiver may have closed meanwhile: worth one more try. */
+  staleConnection?: boolean
 }
 
 export const EXCERPT_BYTES = 1024
@@ -27,7 +29,9 @@ export class ConnectionPools {
     const key = `${target.url.protocol}//${target.url.host}|${pinned.address}`
     const found = this.#pools.get(key)
     if (found !== undefined) return found
-    const options = { keepAlive: true, maxSockets: 16, lookup, timeout: 30_000 }
+    // Idle connections close after 4 s: before most servers' own keep-alive timeout (5 s in
+    // Node), so a connection the receiver is closing is seldom picked for a delivery.
+    const options = { keepAlive: true, maxSockets: 16, lookup, timeout: 4_000 }
     const agent = target.url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options)
     this.#pools.set(key, agent)
     if (this.#pools.size > this.max) {
@@ -108,7 +112,15 @@ export function sendWebhook(
       req.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`))
     }, options.timeoutMs)
     req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)))
-    req.on('error', (error) => finish({ status: null, bodyExcerpt: null, error: error.message }))
+    req.on('error', (error) =>
+      finish({
+        status: null,
+        bodyExcerpt: null,
+        error: error.message,
+        staleConnection:
+          req.reusedSocket && ['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? ''),
+      }),
+    )
     req.on('close', () => clearTimeout(deadline))
     req.end(body)
   })
