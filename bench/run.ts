@@ -199,7 +199,7 @@ async function serviceCases(
   server: ServerProcess,
   caps: Capabilities,
   creds: Credentials,
-  which: ('floor' | 'create' | 'read' | 'update' | 'list')[],
+  which: ('floor' | 'create' | 'create-webhook' | 'read' | 'update' | 'list')[],
 ): Promise<void> {
   const pets = () => newestPetId(server.url, creds.basic)
   if (which.includes('floor')) {
@@ -221,6 +221,7 @@ async function serviceCases(
       () => run(server, createRequests(creds.basic)),
     )
   }
+  if (which.includes('create-webhook')) await createWithWebhook(group, labelSuffix, server, creds)
   const maxId = await pets()
   if (which.includes('read')) {
     await runCase(
@@ -265,6 +266,48 @@ async function serviceCases(
   }
 }
 
+/**
+ * Creates while one webhook endpoint subscribes to every event, delivered to a receiver of its
+ * own (a bare node:http server answering 200): the request path only inserts the event, and
+ * the worker's fan-out and sends must not slow it by more than 10 %.
+ */
+async function createWithWebhook(
+  group: Group,
+  labelSuffix: string,
+  server: ServerProcess,
+  creds: Credentials,
+) {
+  const receiver = await track(startBare())
+  const headers = { authorization: creds.basic, 'content-type': 'application/json' }
+  let endpointId: string | undefined
+  try {
+    await runCase(
+      {
+        id: `${group}.create-webhook`,
+        label: `create, 1 webhook endpoint${labelSuffix}`,
+        group,
+        request: 'POST /v1/pet (form, Basic key), every event delivered to a loopback receiver',
+      },
+      async () => {
+        const res = await fetch(`${server.url}/v1/webhook_endpoint`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ url: `${receiver.url}/hook`, enabled_events: ['*'] }),
+        })
+        if (res.status !== 201) return `no webhook endpoint: ${res.status} ${await res.text()}`
+        endpointId = ((await res.json()) as { id: string }).id
+        return run(server, createRequests(creds.basic))
+      },
+    )
+  } finally {
+    // Its backlog goes with it, so that the next cases run without deliveries.
+    if (endpointId !== undefined) {
+      await fetch(`${server.url}/v1/webhook_endpoint/${endpointId}`, { method: 'DELETE', headers })
+    }
+    await stop(receiver)
+  }
+}
+
 async function sqliteGroups(): Promise<void> {
   const dbPath = join(work, 'bench.db')
   const databaseUrl = `sqlite:${dbPath}`
@@ -274,7 +317,14 @@ async function sqliteGroups(): Promise<void> {
   try {
     if (only.has('sqlite')) {
       const { server, caps, creds } = started
-      await serviceCases('sqlite', '', server, caps, creds, ['floor', 'create', 'read', 'update', 'list'])
+      await serviceCases('sqlite', '', server, caps, creds, [
+        'floor',
+        'create',
+        'create-webhook',
+        'read',
+        'update',
+        'list',
+      ])
     }
     await stop(started.server)
     if (only.has('sqlite')) sqliteAlone.at0 = await sqliteCeiling(dbPath)
@@ -353,7 +403,11 @@ async function postgresGroup(): Promise<void> {
     const databaseUrl = url.toString()
     const started = await startWithCredentials(databaseUrl)
     server = started.server
-    await serviceCases('postgres', ' (PostgreSQL)', server, started.caps, started.creds, ['create', 'read'])
+    await serviceCases('postgres', ' (PostgreSQL)', server, started.caps, started.creds, [
+      'create',
+      'create-webhook',
+      'read',
+    ])
   } finally {
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
@@ -492,6 +546,21 @@ function checks(): Check[] {
       target: `≥ ${target}×`,
       value: value === undefined ? 'not measured' : `${value.toFixed(1)}×`,
       met: value === undefined ? null : value >= target,
+    })
+  }
+  for (const group of ['sqlite', 'postgres']) {
+    const without = ran(`${group}.create`)
+    const withWebhook = ran(`${group}.create-webhook`)
+    // Each against the bare rounds paired with it, so that the machine's drift cancels out.
+    const value =
+      without?.ratio !== undefined && withWebhook?.ratio !== undefined
+        ? withWebhook.ratio / without.ratio
+        : undefined
+    out.push({
+      name: `create with one webhook endpoint vs without${group === 'postgres' ? ' (PostgreSQL)' : ''}`,
+      target: '≥ 0.90×',
+      value: ratio(value),
+      met: value === undefined ? null : value >= 0.9,
     })
   }
   const errors = service.reduce((sum, c) => sum + (c.errors ?? 0), 0)

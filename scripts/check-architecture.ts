@@ -26,6 +26,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
       'accounts',
       'keys',
       'events',
+      'webhooks',
       'idempotency',
       'oauth',
       'sign-in',

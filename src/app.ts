@@ -36,6 +36,10 @@ import { traceRequests } from './observability/request-tracing.ts'
 import { registerOAuth } from './routes/oauth/index.ts'
 import { v1Api } from './routes/v1/index.ts'
 import { v2Api } from './routes/v2/index.ts'
+import { systemClock } from './webhooks/clock.ts'
+import { loadSecretBox } from './webhooks/secrets-key.ts'
+import { resolveWithDns } from './webhooks/url-policy.ts'
+import type { WebhooksContext } from './webhooks/webhooks-service.ts'
 
 /** What routes need, built once per app and shared. */
 export interface AppDeps {
@@ -47,6 +51,8 @@ export interface AppDeps {
   shutdown: ShutdownState
   /** Raised when the database reports it is full; /readyz answers 503 while it is. */
   storageFull: StorageFullFlag
+  /** Webhooks: the secrets' key, the URL policy and the clock (src/webhooks/). */
+  webhooks: WebhooksContext
 }
 
 declare module 'fastify' {
@@ -62,6 +68,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger']
   /** OpenTelemetry tracer when tracing is on (src/observability/tracing.ts); no spans without. */
   tracer?: Tracer
+  /** Tests: a DNS and a clock of their own for the webhooks. */
+  webhooks?: Partial<Pick<WebhooksContext, 'resolve' | 'clock'>>
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -111,6 +119,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
   })
   const storageFull = new StorageFullFlag()
+  const webhooks: WebhooksContext = {
+    box: await loadSecretBox(database.db, config.webhooks.secretsKey),
+    insecure: config.webhooks.allowInsecure,
+    resolve: options.webhooks?.resolve ?? resolveWithDns,
+    clock: options.webhooks?.clock ?? systemClock,
+  }
   app.decorate('deps', {
     config,
     db: database.db,
@@ -118,6 +132,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     keys,
     shutdown: new ShutdownState(),
     storageFull,
+    webhooks,
   })
   app.decorateRequest('principal', null)
 

@@ -10,6 +10,7 @@ import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency.ts'
 import { listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, legacyUploadDir } from './pets/legacy-images-import.ts'
+import { startWebhookWorker } from './webhooks/webhook-worker-start.ts'
 
 /**
  * Starts the service: opens and migrates the database, builds the app, listens, and on
@@ -35,7 +36,10 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   if (legacyImages.imported + legacyImages.discarded > 0) {
     server.log.info(legacyImages, 'moved uploaded images from the data folder into the database')
   }
+  const webhookWorker = startWebhookWorker(server, database)
   server.addHook('onClose', async () => {
+    // The worker's last writes need the database.
+    await webhookWorker.stop()
     await database.close()
     await tracing?.shutdown()
   })

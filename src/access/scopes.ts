@@ -5,6 +5,8 @@ export const SCOPES = {
   'read:users': 'Read your users (pet owners)',
   'write:users': 'Create, change and delete your users',
   'read:events': 'Read the events of your account (what changed, and when)',
+  'read:webhooks': 'Read your webhook endpoints and their delivery log',
+  'write:webhooks': 'Create, change, delete and test your webhook endpoints',
 } as const
 
 export type Scope = keyof typeof SCOPES

@@ -71,6 +71,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           name: 'v1-event',
           description: 'v1: what changed in your account (list, get, live stream), with an API key.',
         },
+        {
+          name: 'v1-webhook',
+          description: 'v1: webhook endpoints that receive signed events, and their delivery log.',
+        },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },

@@ -59,6 +59,21 @@ export interface Config {
   eventsStreamsPerAccount: number
   /** Seconds between two heartbeat comments on an idle event stream. */
   eventsHeartbeatSeconds: number
+  webhooks: WebhooksConfig
+}
+
+/** Webhook deliveries (src/webhooks/). */
+export interface WebhooksConfig {
+  /** Allows http URLs and loopback/private targets: local development and tests only. */
+  allowInsecure: boolean
+  /** AES-256 key for the signing secrets at rest; a key kept in the database when unset. */
+  secretsKey: string | undefined
+  /** Seconds an endpoint has to answer a delivery. */
+  timeoutSeconds: number
+  /** Deliveries sent at once to one endpoint, per instance. */
+  concurrencyPerEndpoint: number
+  /** Days of nothing but failures after which an endpoint is disabled. */
+  disableAfterDays: number
 }
 
 /**
@@ -270,6 +285,35 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: 'false',
     description: '`true` turns tracing off whatever else is set.',
   },
+  {
+    env: 'WEBHOOKS_ALLOW_INSECURE',
+    default: 'false',
+    description:
+      '`true` lets webhook endpoints use http and loopback or private addresses: for local development and tests only (a warning is logged at start).',
+  },
+  {
+    env: 'WEBHOOK_SECRETS_KEY',
+    default: undefined,
+    description:
+      'Key that encrypts webhook signing secrets at rest: the base64 of 32 random bytes (`openssl rand -base64 32`). When unset, a key is generated once and kept in the database (see docs/SECURITY.md).',
+  },
+  {
+    env: 'WEBHOOKS_TIMEOUT_SECONDS',
+    default: '10',
+    description:
+      'Time a webhook endpoint has to answer a delivery before it counts as failed and is retried.',
+  },
+  {
+    env: 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT',
+    default: '4',
+    description: 'Deliveries each instance sends at once to one endpoint.',
+  },
+  {
+    env: 'WEBHOOKS_DISABLE_AFTER_DAYS',
+    default: '5',
+    description:
+      'An endpoint whose deliveries have all failed for this many days is disabled, with the reason shown.',
+  },
 ]
 
 export class ConfigError extends Error {
@@ -336,6 +380,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const metricsHost = read('METRICS_HOST')
+  const allowInsecure = read('WEBHOOKS_ALLOW_INSECURE').toLowerCase()
+  if (allowInsecure !== 'true' && allowInsecure !== 'false') {
+    problems.push(`WEBHOOKS_ALLOW_INSECURE=${JSON.stringify(allowInsecure)} must be true or false.`)
+  }
+  const secretsKey = env.WEBHOOK_SECRETS_KEY?.trim() || undefined
+  if (secretsKey !== undefined && Buffer.from(secretsKey, 'base64').length !== 32) {
+    problems.push(
+      'WEBHOOK_SECRETS_KEY must be the base64 of 32 random bytes; make one with `openssl rand -base64 32`.',
+    )
+  }
   const tracing = readTracing(env, problems)
 
   const config: Config = {
@@ -368,6 +422,13 @@ export function loadConfig(env: Env = process.env): Config {
     eventsRetentionDays: integer('EVENTS_RETENTION_DAYS', 1, 3650),
     eventsStreamsPerAccount: integer('EVENTS_STREAMS_PER_ACCOUNT', 1, 10_000),
     eventsHeartbeatSeconds: seconds('EVENTS_HEARTBEAT_SECONDS', 0.01, 3600),
+    webhooks: {
+      allowInsecure: allowInsecure === 'true',
+      secretsKey,
+      timeoutSeconds: seconds('WEBHOOKS_TIMEOUT_SECONDS', 0.1, 60),
+      concurrencyPerEndpoint: integer('WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 1, 100),
+      disableAfterDays: integer('WEBHOOKS_DISABLE_AFTER_DAYS', 1, 365),
+    },
   }
   if (config.httpHeadersTimeoutSeconds > config.httpRequestTimeoutSeconds) {
     problems.push(

@@ -19,6 +19,10 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable
   sign_in_attempts: SignInAttemptsTable
   pet_images: PetImagesTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
+  webhook_cursors: WebhookCursorsTable
 }
 
 export interface AccountsTable {
@@ -190,6 +194,77 @@ export interface OAuthKeysTable {
   /** JSON: a private JWK, or a list of cookie secrets. */
   value: string
   created_at: string
+}
+
+/** Webhook endpoints (src/webhooks/); secrets AES-256-GCM encrypted (src/webhooks/secret-box.ts). */
+export interface WebhookEndpointsTable {
+  seq: Generated<number>
+  id: string
+  account_id: string
+  url: string
+  /** JSON array of event types, `pet.*` prefixes or `*`. */
+  enabled_events: string
+  description: string | null
+  status: 'enabled' | 'disabled'
+  disabled_reason: string | null
+  secret_encrypted: string
+  /** The secret before the last rotation, signing alongside the new one until it expires. */
+  previous_secret_encrypted: string | null
+  previous_secret_expires_at: string | null
+  /** Start of the current run of failed attempts (null after any success). */
+  failing_since: string | null
+  created_at: string
+  updated_at: string
+}
+
+/** One event to send to one endpoint: what the worker claims, sends and retries. */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>
+  id: string
+  endpoint_id: string
+  account_id: string
+  event_id: string
+  /** Orders deliveries of one object (0 for test events). */
+  event_seq: number
+  event_type: string
+  object_id: string
+  /** The exact body sent, kept so retries outlive the event's retention. */
+  payload: string
+  /** `endpoint:event` for fan-out rows (so a repeated fan-out inserts nothing); null for resends and tests. */
+  dedupe_key: string | null
+  status: 'pending' | 'retrying' | 'succeeded' | 'failed'
+  attempts: number
+  next_attempt_at: string | null
+  /** A worker holds the delivery until then; after it (a crash), another may take it. */
+  locked_until: string | null
+  created_at: string
+  updated_at: string
+}
+
+/** The delivery log: one row per HTTP request made to an endpoint. */
+export interface WebhookAttemptsTable {
+  seq: Generated<number>
+  id: string
+  delivery_id: string
+  endpoint_id: string
+  account_id: string
+  event_id: string
+  event_type: string
+  attempt: number
+  status: 'succeeded' | 'retrying' | 'failed'
+  attempted_at: string
+  response_status: number | null
+  latency_ms: number | null
+  response_body_excerpt: string | null
+  error: string | null
+  next_attempt_at: string | null
+}
+
+/** How far a background job has read `events` (by seq). */
+export interface WebhookCursorsTable {
+  name: string
+  seq: number
+  updated_at: string
 }
 
 /** What repositories take: the database itself or a transaction on it (a Transaction is a Kysely). */

@@ -36,6 +36,12 @@ export const ERRORS = {
     title: 'Invalid cursor',
     description: '`starting_after` or `ending_before` does not name an object of this list.',
   },
+  webhook_url_refused: {
+    status: 400,
+    title: 'Webhook URL refused',
+    description:
+      'The endpoint URL must be https and must not resolve to a loopback, private, link-local, carrier-grade NAT, multicast or other non-public address; the detail says which rule it broke. `WEBHOOKS_ALLOW_INSECURE=true` lifts both rules for local development.',
+  },
   invalid_id: {
     status: 400,
     title: 'Invalid ID supplied',
@@ -75,6 +81,11 @@ export const ERRORS = {
     status: 404,
     title: 'Pet not found',
     description: 'No pet with this id exists in your account.',
+  },
+  webhook_endpoint_not_found: {
+    status: 404,
+    title: 'Webhook endpoint not found',
+    description: 'No webhook endpoint with this id exists in your account.',
   },
   user_not_found: {
     status: 404,

@@ -49,7 +49,7 @@ export function randomIdText(length: number): string {
 }
 
 /** Public identifier: a type prefix and 20 random base62 characters (~119 bits). */
-export function newId(prefix: 'acct' | 'usr' | 'key'): string {
+export function newId(prefix: 'acct' | 'usr' | 'key' | 'we' | 'wd' | 'dlv'): string {
   return `${prefix}_${randomIdText(20)}`
 }
 

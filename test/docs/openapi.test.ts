@@ -30,7 +30,16 @@ describeDb('API documentation', () => {
   it('groups operations under one tag naming scheme: the Petstore names for v2, v1- before them for v1', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
     const declared: string[] = doc.tags.map((tag: { name: string }) => tag.name)
-    expect(declared).toEqual(['v1-pet', 'v1-user', 'v1-event', 'pet', 'store', 'user', 'service'])
+    expect(declared).toEqual([
+      'v1-pet',
+      'v1-user',
+      'v1-event',
+      'v1-webhook',
+      'pet',
+      'store',
+      'user',
+      'service',
+    ])
     const used = new Map<string, Set<string>>()
     for (const [path, item] of Object.entries<Record<string, { tags?: string[] }>>(doc.paths)) {
       for (const operation of Object.values(item)) {
@@ -43,6 +52,7 @@ describeDb('API documentation', () => {
     for (const path of used.get('v1-pet')!) expect(path).toMatch(/^\/v1\/pet/)
     for (const path of used.get('v1-user')!) expect(path).toMatch(/^\/v1\/user/)
     for (const path of used.get('v1-event')!) expect(path).toMatch(/^\/v1\/event/)
+    for (const path of used.get('v1-webhook')!) expect(path).toMatch(/^\/v1\/webhook_endpoint/)
     for (const path of used.get('pet')!) expect(path).toMatch(/^\/v2\/(pet|images)\b/)
     for (const path of used.get('user')!) expect(path).toMatch(/^\/v2\/user/)
   })

@@ -2,7 +2,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Scope } from '../../src/access/scopes.ts'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
-import { buildApp } from '../../src/app.ts'
+import { type BuildAppOptions, buildApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config/config.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
@@ -28,7 +28,11 @@ let accounts = 0
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: { logger?: FastifyServerOptions['logger']; tracer?: Tracer } = {},
+  options: {
+    logger?: FastifyServerOptions['logger']
+    tracer?: Tracer
+    webhooks?: BuildAppOptions['webhooks']
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(options.tracer === undefined ? {} : { tracer: options.tracer })
   const config = loadConfig({ RATE_LIMIT_RPS: '0', ...env, DATABASE_URL: database.url })
@@ -37,6 +41,7 @@ export async function createTestApp(
     database,
     logger: options.logger ?? false,
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
   })
   await app.ready()
   return {

@@ -5,6 +5,7 @@ import { apiKeyAuthentication } from './authentication.ts'
 import { v1EventRoutes } from './events.ts'
 import { v1PetRoutes } from './pets.ts'
 import { v1UserRoutes } from './users.ts'
+import { v1WebhookEndpointRoutes } from './webhook-endpoints.ts'
 
 export interface V1ApiOptions {
   keys: KeyAuthenticator
@@ -27,4 +28,5 @@ export async function v1Api(v1: FastifyInstance, options: V1ApiOptions): Promise
   await v1.register(v1PetRoutes)
   await v1.register(v1UserRoutes)
   await v1.register(v1EventRoutes)
+  await v1.register(v1WebhookEndpointRoutes)
 }

@@ -265,6 +265,114 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/webhook_endpoint': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List webhook endpoints, newest first */
+    get: operations['listWebhookEndpoints']
+    put?: never
+    /**
+     * Create a webhook endpoint
+     * @description The answer carries the signing `secret`, shown this once.
+     */
+    post: operations['createWebhookEndpoint']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhook_endpoint/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get a webhook endpoint */
+    get: operations['getWebhookEndpoint']
+    put?: never
+    post?: never
+    /** Delete a webhook endpoint (its pending deliveries and log with it) */
+    delete: operations['deleteWebhookEndpoint']
+    options?: never
+    head?: never
+    /** Change a webhook endpoint (url, enabled_events, description, status) */
+    patch: operations['updateWebhookEndpoint']
+    trace?: never
+  }
+  '/v1/webhook_endpoint/{id}/rotate_secret': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Replace the signing secret; the current one keeps signing for a while */
+    post: operations['rotateWebhookEndpointSecret']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhook_endpoint/{id}/delivery': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The delivery log of an endpoint: every attempt, newest first */
+    get: operations['listWebhookDeliveries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhook_endpoint/{id}/resend': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Send one event to this endpoint again */
+    post: operations['resendWebhookEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhook_endpoint/{id}/test': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Send a webhook.test event to this endpoint */
+    post: operations['sendWebhookTestEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v2/pet': {
     parameters: {
       query?: never
@@ -1863,6 +1971,871 @@ export interface operations {
                 [key: string]: unknown
               }
             }
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listWebhookEndpoints: {
+    parameters: {
+      query: {
+        /** @description Page size, 1–100. */
+        limit: number
+        /** @description Last id of the previous page. */
+        starting_after?: string
+        /** @description First id of the current page. */
+        ending_before?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list'
+            data: {
+              /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+              id: string
+              /** @enum {string} */
+              object: 'webhook_endpoint'
+              url: string
+              enabled_events: string[]
+              description: string | null
+              /** @enum {string} */
+              status: 'enabled' | 'disabled'
+              /** @description Why the endpoint is disabled (by you, or for failing). */
+              disabled_reason: string | null
+              /** Format: date-time */
+              created_at: string
+              /** Format: date-time */
+              updated_at: string
+              /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+              secret?: string
+            }[]
+            has_more: boolean
+            url: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Where events are POSTed (https). */
+          url: string
+          /** @description Event types to receive (form: `enabled_events[]=pet.created&enabled_events[]=user.*`). */
+          enabled_events: string[]
+          /** @description A note of yours. */
+          description?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description An HTTPS URL of yours that receives signed events. */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+            id: string
+            /** @enum {string} */
+            object: 'webhook_endpoint'
+            url: string
+            enabled_events: string[]
+            description: string | null
+            /** @enum {string} */
+            status: 'enabled' | 'disabled'
+            /** @description Why the endpoint is disabled (by you, or for failing). */
+            disabled_reason: string | null
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+            secret?: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getWebhookEndpoint: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description An HTTPS URL of yours that receives signed events. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+            id: string
+            /** @enum {string} */
+            object: 'webhook_endpoint'
+            url: string
+            enabled_events: string[]
+            description: string | null
+            /** @enum {string} */
+            status: 'enabled' | 'disabled'
+            /** @description Why the endpoint is disabled (by you, or for failing). */
+            disabled_reason: string | null
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+            secret?: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: string
+            /** @enum {string} */
+            object: 'webhook_endpoint'
+            /** @enum {boolean} */
+            deleted: true
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Where events are POSTed (https). */
+          url?: string
+          /** @description Event types to receive (form: `enabled_events[]=pet.created&enabled_events[]=user.*`). */
+          enabled_events?: string[]
+          /** @description A note of yours. */
+          description?: string | null
+          /** @enum {string} */
+          status?: 'enabled' | 'disabled'
+        }
+      }
+    }
+    responses: {
+      /** @description An HTTPS URL of yours that receives signed events. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+            id: string
+            /** @enum {string} */
+            object: 'webhook_endpoint'
+            url: string
+            enabled_events: string[]
+            description: string | null
+            /** @enum {string} */
+            status: 'enabled' | 'disabled'
+            /** @description Why the endpoint is disabled (by you, or for failing). */
+            disabled_reason: string | null
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+            secret?: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  rotateWebhookEndpointSecret: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description Hours the current secret keeps signing beside the new one (0: it stops now).
+           * @default 24
+           */
+          expire_current_in_hours?: number
+        }
+      }
+    }
+    responses: {
+      /** @description An HTTPS URL of yours that receives signed events. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+            id: string
+            /** @enum {string} */
+            object: 'webhook_endpoint'
+            url: string
+            enabled_events: string[]
+            description: string | null
+            /** @enum {string} */
+            status: 'enabled' | 'disabled'
+            /** @description Why the endpoint is disabled (by you, or for failing). */
+            disabled_reason: string | null
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+            secret?: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listWebhookDeliveries: {
+    parameters: {
+      query: {
+        /** @description Page size, 1–100. */
+        limit: number
+        /** @description Last id of the previous page. */
+        starting_after?: string
+        /** @description First id of the current page. */
+        ending_before?: string
+        /** @description Only the attempts of this event. */
+        event_id?: string
+        status?: 'pending' | 'succeeded' | 'failed' | 'retrying'
+      }
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list'
+            data: {
+              /** @example wd_4fQk2T9ZpLm0aB7cD1eF */
+              id: string
+              /** @enum {string} */
+              object: 'webhook_delivery'
+              endpoint_id: string
+              event_id: string
+              event_type: string
+              /** @description 1 for the first attempt of this event to this endpoint. */
+              attempt: number
+              /** @enum {string} */
+              status: 'pending' | 'succeeded' | 'failed' | 'retrying'
+              /** Format: date-time */
+              attempted_at: string
+              response_status: number | null
+              latency_ms: number | null
+              /** @description The first 1 KiB of the answer. */
+              response_body_excerpt: string | null
+              /** @description Why no answer came (timeout, refused address, …). */
+              error: string | null
+              /**
+               * Format: date-time
+               * @description When it is tried again.
+               */
+              next_attempt_at: string | null
+            }[]
+            has_more: boolean
+            url: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  resendWebhookEvent: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The event to send again (evt_…). */
+          event_id: string
+        }
+      }
+    }
+    responses: {
+      /** @description The event is queued for this endpoint; its attempts appear in the delivery log. */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'webhook_delivery_request'
+            endpoint_id: string
+            event_id: string
+            /** @enum {string} */
+            status: 'pending'
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  sendWebhookTestEvent: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The endpoint id (we_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The event is queued for this endpoint; its attempts appear in the delivery log. */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'webhook_delivery_request'
+            endpoint_id: string
+            event_id: string
+            /** @enum {string} */
+            status: 'pending'
           }
         }
       }

@@ -1,0 +1,99 @@
+import type { Selectable } from 'kysely'
+import type { WebhookAttemptsTable, WebhookEndpointsTable } from '../db/schema.ts'
+
+/** Event types an endpoint may subscribe to (`webhook.test` is sent on request, never subscribed). */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+] as const
+
+/** The event of "send test event": to one endpoint only, never listed by the events API. */
+export const TEST_EVENT_TYPE = 'webhook.test'
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>
+export type AttemptRow = Selectable<WebhookAttemptsTable>
+
+export interface WebhookEndpointV1 {
+  id: string
+  object: 'webhook_endpoint'
+  url: string
+  enabled_events: string[]
+  description: string | null
+  status: 'enabled' | 'disabled'
+  disabled_reason: string | null
+  created_at: string
+  updated_at: string
+  /** Only in the answers of create and rotate_secret. */
+  secret?: string
+}
+
+export function toEndpointV1(row: EndpointRow): WebhookEndpointV1 {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    enabled_events: JSON.parse(row.enabled_events) as string[],
+    description: row.description,
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+export interface WebhookDeliveryV1 {
+  id: string
+  object: 'webhook_delivery'
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  attempt: number
+  status: 'pending' | 'succeeded' | 'failed' | 'retrying'
+  attempted_at: string
+  response_status: number | null
+  latency_ms: number | null
+  response_body_excerpt: string | null
+  error: string | null
+  next_attempt_at: string | null
+}
+
+export function toDeliveryV1(row: AttemptRow): WebhookDeliveryV1 {
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status: row.status,
+    attempted_at: row.attempted_at,
+    response_status: row.response_status,
+    latency_ms: row.latency_ms,
+    response_body_excerpt: row.response_body_excerpt,
+    error: row.error,
+    next_attempt_at: row.next_attempt_at,
+  }
+}
+
+/** Whether a subscription (`pet.created`, `pet.*`, `*`) covers an event type. */
+export function subscribes(enabledEvents: readonly string[], type: string): boolean {
+  return enabledEvents.some(
+    (pattern) =>
+      pattern === '*' ||
+      pattern === type ||
+      (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))),
+  )
+}
+
+/** The enabled_events entries that name nothing: an unknown type or resource. */
+export function unknownEventPatterns(enabledEvents: readonly string[]): string[] {
+  const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES
+  const resources = new Set(known.map((t) => t.split('.')[0]))
+  return enabledEvents.filter(
+    (p) => !(p === '*' || known.includes(p) || (p.endsWith('.*') && resources.has(p.slice(0, -2)))),
+  )
+}

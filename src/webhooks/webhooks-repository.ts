@@ -1,0 +1,368 @@
+import { type Insertable, PostgresAdapter, type Selectable, sql, type Updateable } from 'kysely'
+import type { Db, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.ts'
+import type { AttemptRow, EndpointRow } from './webhook-endpoint.ts'
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>
+
+export interface Page {
+  limit: number
+  startingAfter?: string
+  endingBefore?: string
+}
+
+/** Newest first by `seq`, keyset on the id a cursor names; undefined when it names nothing here. */
+async function pageBySeq<Row extends { seq: number }>(
+  page: Page,
+  seqOf: (id: string) => Promise<number | undefined>,
+  run: (
+    where: { op: '<' | '>'; seq: number } | undefined,
+    order: 'asc' | 'desc',
+    limit: number,
+  ) => Promise<Row[]>,
+): Promise<{ rows: Row[]; hasMore: boolean } | undefined> {
+  if (page.endingBefore !== undefined) {
+    const seq = await seqOf(page.endingBefore)
+    if (seq === undefined) return undefined
+    const rows = await run({ op: '>', seq }, 'asc', page.limit + 1)
+    return { rows: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit }
+  }
+  let where: { op: '<'; seq: number } | undefined
+  if (page.startingAfter !== undefined) {
+    const seq = await seqOf(page.startingAfter)
+    if (seq === undefined) return undefined
+    where = { op: '<', seq }
+  }
+  const rows = await run(where, 'desc', page.limit + 1)
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit }
+}
+
+export function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+}
+
+// --- endpoints ---------------------------------------------------------------------------
+
+export async function insertEndpoint(
+  db: Db,
+  row: Omit<Insertable<WebhookEndpointsTable>, 'seq'>,
+): Promise<EndpointRow> {
+  return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findEndpoint(db: Db, accountId: string, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** The endpoint row, locked for the transaction's update on PostgreSQL (SQLite has one writer). */
+export async function findEndpointForUpdate(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  if (isPostgres(db)) q = q.forUpdate()
+  return q.executeTakeFirst()
+}
+
+export async function listEndpoints(
+  db: Db,
+  accountId: string,
+  page: Page,
+): Promise<{ rows: EndpointRow[]; hasMore: boolean } | undefined> {
+  return pageBySeq(
+    page,
+    async (id) => (await findEndpoint(db, accountId, id))?.seq,
+    (where, order, limit) => {
+      let q = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId)
+      if (where !== undefined) q = q.where('seq', where.op, where.seq)
+      return q.orderBy('seq', order).limit(limit).execute()
+    },
+  )
+}
+
+export async function updateEndpointRow(
+  db: Db,
+  id: string,
+  changes: Updateable<WebhookEndpointsTable>,
+): Promise<EndpointRow> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export async function deleteEndpointRow(db: Db, accountId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+/** The enabled endpoints of these accounts, for the fan-out. */
+export async function enabledEndpointsOf(db: Db, accountIds: readonly string[]): Promise<EndpointRow[]> {
+  if (accountIds.length === 0) return []
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('status', '=', 'enabled')
+    .execute()
+}
+
+export async function endpointsByIds(db: Db, ids: readonly string[]): Promise<EndpointRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
+}
+
+// --- events (read for the fan-out and resends) ----------------------------------------------
+
+export type EventRowForDelivery = {
+  seq: number
+  id: string
+  account_id: string
+  type: string
+  object_id: string
+  data: string
+  previous_attributes: string | null
+  created_at: string
+}
+
+export async function findEventOfAccount(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<EventRowForDelivery | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Events after `afterSeq` (by seq, at most `limit`), and any of the `alsoSeqs` (gaps being waited for). */
+export async function eventsAfter(
+  db: Db,
+  afterSeq: number,
+  alsoSeqs: readonly number[],
+  limit: number,
+): Promise<EventRowForDelivery[]> {
+  const newer = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('seq', '>', afterSeq)
+    .orderBy('seq', 'asc')
+    .limit(limit)
+    .execute()
+  if (alsoSeqs.length === 0) return newer
+  const filled = await db.selectFrom('events').selectAll().where('seq', 'in', alsoSeqs).execute()
+  return [...filled, ...newer]
+}
+
+/** The highest seq of any event (0 when none). */
+export async function maxEventSeq(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .executeTakeFirst()
+  return Number(row?.max ?? 0)
+}
+
+// --- fan-out cursor ----------------------------------------------------------------------
+
+/**
+ * The fan-out cursor, locked for this transaction. On PostgreSQL `SKIP LOCKED` makes a second
+ * instance skip the round (undefined) rather than wait while another one fans out.
+ */
+export async function lockCursor(db: Db, name: string): Promise<number | undefined> {
+  let q = db.selectFrom('webhook_cursors').select('seq').where('name', '=', name)
+  if (isPostgres(db)) q = q.forUpdate().skipLocked()
+  const row = await q.executeTakeFirst()
+  return row === undefined ? undefined : Number(row.seq)
+}
+
+export async function saveCursor(db: Db, name: string, seq: number, at: string): Promise<void> {
+  await db.updateTable('webhook_cursors').set({ seq, updated_at: at }).where('name', '=', name).execute()
+}
+
+// --- deliveries --------------------------------------------------------------------------
+
+export type NewDelivery = Omit<Insertable<WebhookDeliveriesTable>, 'seq'>
+
+/** Inserts deliveries; a fan-out row already there (same dedupe_key) is left as it is. */
+export async function insertDeliveries(db: Db, rows: readonly NewDelivery[]): Promise<void> {
+  // Bounded statement size: SQLite allows 32766 parameters, 16 columns a row.
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .execute()
+  }
+}
+
+/**
+ * Takes up to `limit` due deliveries for this worker until `lockedUntil`: open (pending or
+ * retrying), due, not held by another worker, of an enabled endpoint, and with no open delivery
+ * of an earlier event of the same object to the same endpoint (order per object). On PostgreSQL
+ * `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking the same row;
+ * run it in a transaction, so that the rows stay locked until their lease is written.
+ */
+export async function claimDue(
+  db: Db,
+  options: { now: string; lockedUntil: string; limit: number; excludeEndpoints: readonly string[] },
+): Promise<DeliveryRow[]> {
+  const postgres = isPostgres(db)
+  let candidates = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select('d.id')
+    // Literal statuses (not parameters): the partial indexes name them, and SQLite uses a
+    // partial index only when the query's condition matches its WHERE as written.
+    .where(sql<boolean>`d.status in ('pending', 'retrying')`)
+    .where('d.next_attempt_at', '<=', options.now)
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', options.now)]))
+    .where('e.status', '=', 'enabled')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as earlier')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('earlier.endpoint_id', '=', 'd.endpoint_id')
+            .whereRef('earlier.object_id', '=', 'd.object_id')
+            .where(sql<boolean>`earlier.status in ('pending', 'retrying')`)
+            // A range on the index's last column, then the tie-break (a resend shares its event_seq).
+            .where('earlier.event_seq', '<=', (eb) => eb.ref('d.event_seq'))
+            .where((eb) =>
+              eb.or([
+                eb('earlier.event_seq', '<', eb.ref('d.event_seq')),
+                eb('earlier.seq', '<', eb.ref('d.seq')),
+              ]),
+            ),
+        ),
+      ),
+    )
+  if (options.excludeEndpoints.length > 0)
+    candidates = candidates.where('d.endpoint_id', 'not in', options.excludeEndpoints)
+  candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.seq').limit(options.limit)
+  if (postgres) candidates = candidates.forUpdate('d').skipLocked()
+  const ids = (await candidates.execute()).map((r) => r.id)
+  if (ids.length === 0) return []
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: options.lockedUntil })
+    .where('id', 'in', ids)
+    .returningAll()
+    .execute()
+}
+
+/** Gives claimed deliveries back (on shutdown), due at once for whichever worker comes next. */
+export async function releaseDeliveries(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).execute()
+}
+
+export async function updateDelivery(
+  db: Db,
+  id: string,
+  changes: Updateable<WebhookDeliveriesTable>,
+): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute()
+}
+
+/** The first attempt's time of a delivery (the start of its retry window), or undefined. */
+export async function firstAttemptAt(db: Db, deliveryId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_attempts')
+    .select('attempted_at')
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('seq', 'asc')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.attempted_at
+}
+
+// --- attempts (the delivery log) -----------------------------------------------------------
+
+export async function insertAttempt(
+  db: Db,
+  row: Omit<Insertable<WebhookAttemptsTable>, 'seq'>,
+): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute()
+}
+
+export async function listAttempts(
+  db: Db,
+  accountId: string,
+  endpointId: string,
+  filters: { eventId?: string; status?: string },
+  page: Page,
+): Promise<{ rows: AttemptRow[]; hasMore: boolean } | undefined> {
+  return pageBySeq(
+    page,
+    async (id) =>
+      (
+        await db
+          .selectFrom('webhook_attempts')
+          .select('seq')
+          .where('account_id', '=', accountId)
+          .where('endpoint_id', '=', endpointId)
+          .where('id', '=', id)
+          .executeTakeFirst()
+      )?.seq,
+    (where, order, limit) => {
+      let q = db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('endpoint_id', '=', endpointId)
+      if (filters.eventId !== undefined) q = q.where('event_id', '=', filters.eventId)
+      if (filters.status !== undefined) q = q.where('status', '=', filters.status as AttemptRow['status'])
+      if (where !== undefined) q = q.where('seq', where.op, where.seq)
+      return q.orderBy('seq', order).limit(limit).execute()
+    },
+  )
+}
+
+/** A success ends the endpoint's run of failures. */
+export async function endpointSucceeded(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).execute()
+}
+
+/**
+ * Records a failure: starts the run of failures if none is under way, and disables the endpoint
+ * when that run began before `failingBefore`. Whether it disabled it.
+ */
+export async function endpointFailed(
+  db: Db,
+  id: string,
+  options: { now: string; failingBefore: string; reason: string; updatedAt: string },
+): Promise<boolean> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: options.now })
+    .where('id', '=', id)
+    .where('failing_since', 'is', null)
+    .execute()
+  const disabled = await db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: options.reason, updated_at: options.updatedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .where('failing_since', '<=', options.failingBefore)
+    .executeTakeFirst()
+  return disabled.numUpdatedRows > 0n
+}

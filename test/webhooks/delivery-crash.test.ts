@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
+import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import {
+  accountWithEndpoint,
+  expectEveryEventOnceInOrder,
+  makeChanges,
+  WEBHOOK_SERVER_ENV,
+} from './acceptance.ts'
+import { startReceiver } from './receiver.ts'
+
+/**
+ * The issue's 10,000 changes on SQLite (the slower PostgreSQL run takes 2,000 by default to keep
+ * the suite's time; WEBHOOK_ACCEPTANCE_CHANGES=10000 runs the full count there too).
+ */
+const CHANGES = Number(process.env.WEBHOOK_ACCEPTANCE_CHANGES ?? (DIALECT === 'sqlite' ? 10_000 : 2_000))
+
+describeDb('webhooks acceptance: every event once, in order per object, across kill -9', () => {
+  let database: TestDatabase
+  let server: ServerProcess | undefined
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    server?.child.kill('SIGKILL')
+    await server?.exited
+    await receiver.close()
+    await database.destroy()
+  })
+
+  it(`delivers all ${CHANGES} changes to a loopback receiver through a kill -9 and a restart`, async () => {
+    const started = Date.now()
+    const start = async () => {
+      server = await startServerProcess(PET_SERVICE_BIN, {
+        DATABASE_URL: database.url,
+        ...WEBHOOK_SERVER_ENV,
+      })
+      base = `http://127.0.0.1:${server.port}`
+    }
+    let base: string | undefined
+    await start()
+    const { apiKey, accountId } = await accountWithEndpoint(database, base!, receiver.url)
+
+    let acknowledged = 0
+    let killed = false
+    const changes = makeChanges({
+      apiKey,
+      target: () => base,
+      changes: CHANGES,
+      clients: 8,
+      perPet: 5,
+      onAcknowledged: () => {
+        acknowledged++
+      },
+    })
+    // Crash mid-stream: after a third of the changes, once deliveries are flowing.
+    let failed: unknown
+    changes.catch((error: unknown) => {
+      failed = error
+    })
+    while (!killed && failed === undefined) {
+      await new Promise((r) => setTimeout(r, 50))
+      if (acknowledged >= CHANGES / 3 && receiver.received.length > 0) {
+        server!.child.kill('SIGKILL')
+        base = undefined
+        await server!.exited
+        killed = true
+        await start()
+      }
+    }
+    await changes
+    const result = await expectEveryEventOnceInOrder(database, accountId, receiver, 240_000)
+    const seconds = Math.round((Date.now() - started) / 1000)
+    console.log(
+      `webhooks acceptance [${DIALECT}]: ${result.events} events, ${result.received} requests received (duplicates ${result.received - result.events}), ${seconds} s`,
+    )
+    expect(result.events).toBeGreaterThanOrEqual(CHANGES)
+    server!.child.kill('SIGTERM')
+    expect(await server!.exited).toBe(0)
+    server = undefined
+  }, 480_000)
+})
