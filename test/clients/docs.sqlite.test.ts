@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { basic } from '../helpers/app.ts'
-import { startLiveServer } from './servers.ts'
+import { startLiveServer } from '../helpers/live-server.ts'
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
 

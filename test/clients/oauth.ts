@@ -1,5 +1,5 @@
 import { createClient } from '../../src/oauth/clients-service.ts'
-import type { LiveServer } from './servers.ts'
+import type { LiveServer } from '../helpers/live-server.ts'
 
 /** An OAuth client (client credentials, read:pets and write:pets) of the account, as env variables. */
 export async function oauthClientEnv(live: LiveServer, accountId: string): Promise<Record<string, string>> {

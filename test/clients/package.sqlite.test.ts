@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
+import { type LiveServer, startLiveServer } from '../helpers/live-server.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
 import { runNodeScript } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
+import { type LiveServer, serverError, startLiveServer, startProxy } from '../helpers/live-server.ts'
 
 const PETCTL = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url))
 

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeDb } from '../helpers/database.ts'
+import { type LiveServer, startLiveServer } from '../helpers/live-server.ts'
 import { oauthClientEnv } from './oauth.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
 
 const PYTHON_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url))
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REPO_ROOT } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
+import { type LiveServer, startLiveServer } from '../helpers/live-server.ts'
 
 /** The README's Quick start: its shell blocks, in order. */
 function quickStartBlocks(): string[] {

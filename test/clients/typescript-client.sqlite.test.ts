@@ -14,7 +14,7 @@ import {
   TimeoutError,
 } from '../../clients/typescript/src/index.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
+import { type LiveServer, serverError, startLiveServer, startProxy } from '../helpers/live-server.ts'
 
 // The TypeScript client against the real service over real HTTP (SQLite; the client does not
 // care which database the service uses).

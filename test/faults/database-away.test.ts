@@ -7,8 +7,8 @@ import { createTestApp, withKey } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { POSTGRES_URL } from '../helpers/postgres.ts'
+import { call, expectAlive, expectUnavailable, runLoad, waitUntil } from '../helpers/server-http.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
-import { call, expectAlive, expectUnavailable, runLoad, waitUntil } from './fault-helpers.ts'
 
 // Short bounds, so that every wait below is short too (the defaults are in the README).
 const TIMEOUTS = {

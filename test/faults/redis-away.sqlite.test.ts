@@ -6,8 +6,8 @@ import { loadConfig } from '../../src/config/config.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { basic } from '../helpers/app.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/server-http.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
-import { waitUntil } from './fault-helpers.ts'
 
 // Redis behaves the same whatever the database, so this runs on SQLite only.
 const REDIS_URL = process.env.TEST_REDIS_URL

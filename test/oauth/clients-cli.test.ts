@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { runPetService } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
-import { accessToken, bearer, tokenRequest } from './oauth-helpers.ts'
+import { accessToken, bearer, tokenRequest } from '../helpers/oauth.ts'
 
 describeDb('admin CLI: pet-service clients', () => {
   let database: TestDatabase

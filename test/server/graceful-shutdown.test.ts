@@ -3,9 +3,9 @@ import { connect } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
-import { call, runLoad, waitUntil } from '../faults/fault-helpers.ts'
 import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { call, runLoad, waitUntil } from '../helpers/server-http.ts'
 
 describeDb('graceful shutdown', () => {
   let database: TestDatabase

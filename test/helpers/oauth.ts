@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Scope } from '../../src/access/scopes.ts'
 import { createClient } from '../../src/oauth/clients-service.ts'
-import type { TestApp } from '../helpers/app.ts'
+import type { TestApp } from './app.ts'
 
 export interface TestClient {
   clientId: string

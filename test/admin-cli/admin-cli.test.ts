@@ -6,9 +6,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
-import { SessionClient } from '../dashboard/session-client.ts'
 import { basic } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, runPetService } from '../helpers/cli.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0

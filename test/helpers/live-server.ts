@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createTestApp, type TestApp } from './app.ts'
 
 export interface LiveServer extends TestApp {
   /** http://127.0.0.1:PORT of the real service, listening on a real socket. */

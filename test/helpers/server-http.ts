@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { ServerProcess } from '../helpers/cli.ts'
+import type { ServerProcess } from './cli.ts'
 
 export interface Answer {
   status: number

@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, clientBasic, formBody, newClient, type TestClient } from './oauth-helpers.ts'
+import { buildApp } from '../../../src/app.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import {
+  accessToken,
+  bearer,
+  clientBasic,
+  formBody,
+  newClient,
+  type TestClient,
+} from '../../helpers/oauth.ts'
 
 async function post(app: FastifyInstance, path: string, client: TestClient, fields: Record<string, string>) {
   const body = formBody(fields)
