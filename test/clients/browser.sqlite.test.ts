@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { chromiumPath, launchChromium } from '../helpers/browser.ts'
-import { type LiveServer, startLiveServer } from '../helpers/live-server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const executablePath = chromiumPath()

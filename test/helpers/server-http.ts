@@ -53,20 +53,6 @@ export function expectUnavailable(answer: Answer, code = 'database_unavailable')
   expect(answer.headers.get('request-id')).toMatch(/\S/)
 }
 
-/** Polls `probe` until it returns true; fails with `what` after `timeoutMs`. */
-export async function waitUntil(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<number> {
-  const started = Date.now()
-  while (Date.now() - started < timeoutMs) {
-    if (await probe()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`)
-}
-
 /** Fails if the server process has exited. */
 export function expectAlive(server: ServerProcess): void {
   expect(server.child.exitCode, server.output().slice(-3000)).toBeNull()

@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
 import { basic, createTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -12,7 +11,7 @@ describeDb('rate limit shared through Redis', () => {
   it.skipIf(REDIS_URL === undefined)(name, async () => {
     const env = { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3', REDIS_URL: REDIS_URL! }
     const a = await createTestApp(env)
-    const b = await buildApp({ config: a.config, database: a.database, logger: false })
+    const b = (await createTestApp(env, { database: a.database })).app
     try {
       const { apiKey } = await a.newAccount()
       const started = Date.now()

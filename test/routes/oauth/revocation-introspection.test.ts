@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildApp } from '../../../src/app.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
@@ -97,7 +96,7 @@ describeDb('OAuth revocation (RFC 7009) and introspection (RFC 7662)', () => {
   })
 
   it('refuses a token revoked on another instance within 5 seconds', async () => {
-    const second = await buildApp({ config: t.config, database: t.database, logger: false })
+    const second = (await createTestApp({}, { database: t.database })).app
     try {
       const token = await accessToken(t.app, client)
       const call = () => second.inject({ method: 'GET', url: '/v2/store/inventory', headers: bearer(token) })
