@@ -9,8 +9,8 @@ import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, launchChromium } from '../dashboard/browser.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
+import { chromiumPath, launchChromium } from '../helpers/browser.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const executablePath = chromiumPath()

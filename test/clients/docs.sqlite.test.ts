@@ -3,8 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { basic } from '../helpers/app.ts'
-import { startLiveServer } from './servers.ts'
+import { basic, startLiveServer } from '../helpers/app.ts'
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
 import { AuthenticationError, PetService } from '../../clients/typescript/src/index.ts'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { oauthClientEnv } from './oauth.ts'
-import { type LiveServer, startLiveServer, startProxy } from './servers.ts'
+import { startProxy } from '../helpers/misbehaving-proxy.ts'
+import { oauthClientEnv } from '../helpers/oauth.ts'
 
 // OAuth 2.0 client credentials (RFC 6749 §4.4) against the service's real authorisation server,
 // and the Petstore update (PUT /v2/pet) it unlocks, from the TypeScript client and petctl.

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

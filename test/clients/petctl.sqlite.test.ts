@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { runNodeScript } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
+import { serverError, startProxy } from '../helpers/misbehaving-proxy.ts'
 
 const PETCTL = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url))
 

@@ -4,9 +4,9 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { oauthClientEnv } from './oauth.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
+import { oauthClientEnv } from '../helpers/oauth.ts'
 
 const PYTHON_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url))
 

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { REPO_ROOT } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, startLiveServer } from './servers.ts'
 
 /** The README's Quick start: its shell blocks, in order. */
 function quickStartBlocks(): string[] {

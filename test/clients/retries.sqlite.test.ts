@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ConnectionError, PetService, ServerError } from '../../clients/typescript/src/index.ts'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
+import { serverError, startProxy } from '../helpers/misbehaving-proxy.ts'
 
 // Retries against the real service behind a proxy that fails on purpose. Every POST carries an
 // Idempotency-Key, so however many times a create is sent, one pet exists afterwards.

@@ -13,8 +13,9 @@ import {
   ServerError,
   TimeoutError,
 } from '../../clients/typescript/src/index.ts'
+import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { type LiveServer, serverError, startLiveServer, startProxy } from './servers.ts'
+import { serverError, startProxy } from '../helpers/misbehaving-proxy.ts'
 
 // The TypeScript client against the real service over real HTTP (SQLite; the client does not
 // care which database the service uses).

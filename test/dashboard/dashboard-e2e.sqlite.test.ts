@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from './browser.ts'
+import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
 
 /**
  * The dashboard end to end, in real headless Chromium against a real listening server (SQLite

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from './browser.ts'
+import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
 
 /** The dashboard's Events pages in headless Chromium against a listening server (SQLite only). */
 const executablePath = chromiumPath()

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { nowIso } from '../../src/lib/time.ts'
 import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { CookieJar, clientBasic, formBody, pathOf, pkcePair } from '../oauth/oauth-helpers.ts'
-import { SessionClient } from './session-client.ts'
+import { CookieJar, clientBasic, formBody, pathOf, pkcePair } from '../helpers/oauth.ts'
 
 let n = 0
 const PASSWORD = 'purple-otter-sings-42'

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { pkcePair } from '../oauth/oauth-helpers.ts'
-import { chromiumPath, launchChromium, screenshot } from './browser.ts'
+import { chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
+import { pkcePair } from '../helpers/oauth.ts'
 
 /**
  * Every dashboard page at a phone's width (390 CSS px, an iPhone 12–15), signed in and with data

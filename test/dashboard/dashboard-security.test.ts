@@ -3,8 +3,8 @@ import { sha256Hex } from '../../src/lib/hash.ts'
 import { nowIso } from '../../src/lib/time.ts'
 import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { SessionClient } from './session-client.ts'
 
 const PASSWORD = 'purple-otter-sings-42'
 let n = 0

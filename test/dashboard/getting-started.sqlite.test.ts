@@ -3,8 +3,8 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { HELP as PETCTL_HELP } from '../../cli/petctl/main.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { SessionClient } from './session-client.ts'
 
 /** The text of `<pre id="ID"><code>…</code></pre>` on a page, as a person copies it. */
 function codeOf(page: string, id: string): string {

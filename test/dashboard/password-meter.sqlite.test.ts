@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium } from './browser.ts'
+import { chromiumPath, launchChromium } from '../helpers/browser.ts'
 
 /**
  * The sign-up page's strength meter (dashboard.js) is a hint, and the server's zxcvbn-ts verdict

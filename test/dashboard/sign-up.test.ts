@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { passwordWork } from '../../src/accounts/password-work.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { SessionClient } from './session-client.ts'
 
 const PASSWORD = 'purple-otter-sings-42'
 let n = 0

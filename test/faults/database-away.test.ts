@@ -1,14 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
-import { createApiKey } from '../../src/keys/keys-service.ts'
-import { createTestApp, withKey } from '../helpers/app.ts'
+import { accountWithKey, createTestApp, withKey } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 import { POSTGRES_URL } from '../helpers/postgres.ts'
+import { call, expectAlive, expectUnavailable, runLoad } from '../helpers/server-http.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
-import { call, expectAlive, expectUnavailable, runLoad, waitUntil } from './fault-helpers.ts'
 
 // Short bounds, so that every wait below is short too (the defaults are in the README).
 const TIMEOUTS = {
@@ -28,8 +27,7 @@ describeDb('the service while its database goes away', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    const { account } = await findOrCreateAccount(database.db, 'faults@example.com')
-    apiKey = (await createApiKey(database.db, { accountId: account.id })).apiKey
+    apiKey = (await accountWithKey(database.db, { email: 'faults@example.com' })).apiKey
   })
   afterAll(async () => {
     server?.child.kill('SIGKILL')
@@ -69,13 +67,20 @@ describeDb('the service while its database goes away', () => {
     afterAll(() => proxy?.close())
 
     it('survives PostgreSQL terminating its connections under load, answering 503 at worst', async () => {
-      const stop = runLoad(6, (i) => (i % 2 === 0 ? createPet(`Load${i}`) : listPets()))
+      let answered = 0
+      const stop = runLoad(6, async (i) => {
+        const answer = await (i % 2 === 0 ? createPet(`Load${i}`) : listPets())
+        answered++
+        return answer
+      })
       for (let round = 0; round < 3; round++) {
         await waitUntil('the server has connections again', async () => {
           expectAlive(server)
           return (await terminateServerConnections()) > 0
         })
-        await new Promise((resolve) => setTimeout(resolve, 200))
+        // The load meets the cut connections before the next round cuts them again.
+        const seen = answered
+        await waitUntil('the load is answered after the cut', async () => answered >= seen + 6)
       }
       const answers = await stop()
       expectAlive(server)

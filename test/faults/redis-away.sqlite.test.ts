@@ -1,13 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
-import { buildApp } from '../../src/app.ts'
-import { loadConfig } from '../../src/config/config.ts'
-import { createApiKey } from '../../src/keys/keys-service.ts'
-import { basic } from '../helpers/app.ts'
+import { accountWithKey, basic, createTestApp } from '../helpers/app.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
-import { waitUntil } from './fault-helpers.ts'
 
 // Redis behaves the same whatever the database, so this runs on SQLite only.
 const REDIS_URL = process.env.TEST_REDIS_URL
@@ -18,28 +14,26 @@ describeDb('rate limits while Redis goes away', () => {
   let instances: FastifyInstance[]
   /** What each instance logged at warn and above, and its "Redis is back" lines. */
   const logs: { level: number; msg: string }[][] = [[], []]
-  let accounts = 0
 
   beforeAll(async () => {
     if (REDIS_URL === undefined) return
     database = await createTestDatabase()
     const target = new URL(REDIS_URL)
     proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) })
-    const config = loadConfig({
-      DATABASE_URL: database.url,
+    const env = {
       REDIS_URL: proxy.rewrite(REDIS_URL),
       REDIS_TIMEOUT_SECONDS: '0.3',
       RATE_LIMIT_RPS: '1',
       RATE_LIMIT_BURST: '3',
-    })
+    }
     const logger = (i: number) => ({
       level: 'info',
       stream: { write: (line: string) => void logs[i]!.push(JSON.parse(line)) },
     })
     // Two instances sharing one Redis, as behind a load balancer.
     instances = [
-      await buildApp({ config, database, logger: logger(0) }),
-      await buildApp({ config, database, logger: logger(1) }),
+      (await createTestApp(env, { database, logger: logger(0) })).app,
+      (await createTestApp(env, { database, logger: logger(1) })).app,
     ]
     await waitUntil('both instances reach Redis', async () => (await sharedLimit()) <= 4)
   })
@@ -53,11 +47,7 @@ describeDb('rate limits while Redis goes away', () => {
   })
 
   const newKey = async () => {
-    const { account } = await findOrCreateAccount(
-      database.db,
-      `redis-away-${++accounts}-${Date.now()}@example.com`,
-    )
-    return (await createApiKey(database.db, { accountId: account.id })).apiKey
+    return (await accountWithKey(database.db)).apiKey
   }
   const list = async (app: FastifyInstance, apiKey: string) => {
     const started = Date.now()

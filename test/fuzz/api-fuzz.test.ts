@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 import { announce, FUZZ_SEED, fuzzTimeoutMs, requestsFor } from './fuzz-config.ts'
 import {
   type Answer,

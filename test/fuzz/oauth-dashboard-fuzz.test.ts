@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { SessionClient } from '../dashboard/session-client.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
-import { newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { newClient, type TestClient } from '../helpers/oauth.ts'
 import { announce, FUZZ_SEED, fuzzTimeoutMs, requestsFor } from './fuzz-config.ts'
 import {
   headerText,

@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, newClient } from '../helpers/oauth.ts'
 import { announce, FUZZ_SEED, fuzzTimeoutMs, requestsFor } from './fuzz-config.ts'
 import { reportFailure } from './invariants.ts'
 

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import type { Tracer } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Scope } from '../../src/access/scopes.ts'
@@ -22,19 +23,53 @@ export interface TestApp {
 let accounts = 0
 
 /**
- * The real app on a fresh database of the project's dialect, logging off, rate limit off unless
- * asked. `logger`: pino options (a stream to read the log lines); `tracer`: trace the app and
- * its database.
+ * The one way tests get an API key: a new account (unique email unless `email` is given) with a
+ * key, unrestricted or restricted to `scopes`. Works on any test database, with or without an
+ * app in this process (the server-process tests start theirs as a child).
+ */
+export async function accountWithKey(
+  db: TestDatabase['db'],
+  options: { email?: string; scopes?: Scope[]; expiresAt?: Date } = {},
+): Promise<{ accountId: string; apiKey: string; keyId: string; email: string }> {
+  const { account } = await findOrCreateAccount(
+    db,
+    options.email ?? `user${++accounts}-${Date.now()}@example.com`,
+  )
+  const { apiKey, info } = await createApiKey(db, {
+    accountId: account.id,
+    scopes: options.scopes ?? null,
+    expiresAt: options.expiresAt ?? null,
+  })
+  return { accountId: account.id, apiKey, keyId: info.id, email: account.email }
+}
+
+export interface TestAppOptions {
+  /** pino options (a stream to read the log lines); off by default. */
+  logger?: FastifyServerOptions['logger']
+  /** Trace the app and its database. */
+  tracer?: Tracer
+  /**
+   * Another instance on this database (as behind a load balancer): the database is shared, and
+   * left open by `close()`. By default each app gets a fresh database of the dialect.
+   */
+  database?: TestDatabase
+  /** `false` to register test-only routes before calling `app.ready()` yourself. */
+  ready?: boolean
+  /** Webhooks: a DNS and a clock of the test's own (src/webhooks/). */
+  webhooks?: BuildAppOptions['webhooks']
+}
+
+/**
+ * The one way tests build the app: the real app on a fresh database of the project's dialect
+ * (TEST_DB), logging off, rate limit off unless `env` asks. `startLiveServer` puts it on a socket.
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: {
-    logger?: FastifyServerOptions['logger']
-    tracer?: Tracer
-    webhooks?: BuildAppOptions['webhooks']
-  } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase(options.tracer === undefined ? {} : { tracer: options.tracer })
+  const shared = options.database
+  const database =
+    shared ?? (await createTestDatabase(options.tracer === undefined ? {} : { tracer: options.tracer }))
   const config = loadConfig({ RATE_LIMIT_RPS: '0', ...env, DATABASE_URL: database.url })
   const app = await buildApp({
     config,
@@ -43,26 +78,33 @@ export async function createTestApp(
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
   })
-  await app.ready()
+  if (options.ready !== false) await app.ready()
   return {
     app,
     database,
     config,
-    async newAccount(options = {}) {
-      const email = `user${++accounts}-${Date.now()}@example.com`
-      const { account } = await findOrCreateAccount(database.db, email)
-      const { apiKey, info } = await createApiKey(database.db, {
-        accountId: account.id,
-        scopes: options.scopes ?? null,
-        expiresAt: options.expiresAt ?? null,
-      })
-      return { accountId: account.id, apiKey, keyId: info.id, email }
-    },
+    newAccount: (options = {}) => accountWithKey(database.db, options),
     async close() {
       await app.close()
-      await database.destroy()
+      if (shared === undefined) await database.destroy()
     },
   }
+}
+
+export interface LiveServer extends TestApp {
+  /** http://127.0.0.1:PORT of the real service, listening on a real socket. */
+  url: string
+}
+
+/** The test app (see `createTestApp`) listening on a free loopback port, for real HTTP clients. */
+export async function startLiveServer(
+  env: Record<string, string> = {},
+  options: TestAppOptions = {},
+): Promise<LiveServer> {
+  const t = await createTestApp(env, options)
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = t.app.server.address() as AddressInfo
+  return { ...t, url: `http://127.0.0.1:${port}` }
 }
 
 export function basic(apiKey: string): string {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { SessionClient } from '../dashboard/session-client.ts'
 import { basic, createTestApp, form, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
 const NUL = '\u0000'
 

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { loadConfig } from '../../src/config/config.ts'
 import { ApiError } from '../../src/errors/api-error.ts'
 import { deprecationHeaders } from '../../src/http/deprecation.ts'
+import { createTestApp } from '../helpers/app.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
 
 // Nothing in the API is deprecated yet: these routes exist only in this test, registered on the
@@ -14,7 +13,7 @@ describeDb('deprecated routes (RFC 9745 Deprecation, RFC 8594 Sunset)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    app = await buildApp({ config: loadConfig({ DATABASE_URL: database.url }), database, logger: false })
+    app = (await createTestApp({}, { database, ready: false })).app
     app.get(
       '/v1/old-thing',
       {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, clientBasic, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, clientBasic, newClient } from '../helpers/oauth.ts'
 
 describeDb('errors and limits', () => {
   let t: TestApp

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { generateApiKey } from '../../src/keys/api-key-format.ts'
 import { basic, createTestApp, form, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
 /** Sends raw bytes and reads until the server closes the connection. */
 function rawExchange(port: number, request: string | Buffer): Promise<{ text: string; closed: boolean }> {

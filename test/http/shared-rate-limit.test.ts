@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
 import { basic, createTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -20,7 +19,7 @@ describeDb('rate limit shared through Redis', () => {
       REDIS_TIMEOUT_SECONDS: '5',
     }
     const a = await createTestApp(env)
-    const b = await buildApp({ config: a.config, database: a.database, logger: false })
+    const b = (await createTestApp(env, { database: a.database })).app
     try {
       const { apiKey } = await a.newAccount()
       const started = Date.now()

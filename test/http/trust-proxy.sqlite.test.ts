@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { newClient, pkcePair } from '../oauth/oauth-helpers.ts'
+import { newClient, pkcePair } from '../helpers/oauth.ts'
 
 // Which address and protocol a request comes from does not depend on the database: SQLite only.
 describeDb('client addresses and protocol behind a reverse proxy', () => {

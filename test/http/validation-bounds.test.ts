@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { MAX_LISTED_ERRORS } from '../../src/errors/error-handler.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
 /** `{"name":"x","photoUrls":[1,1,…]}`: every item is the wrong type. */
 function photoUrlsOfNumbers(items: number, extra = ''): string {

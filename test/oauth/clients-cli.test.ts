@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { loadConfig } from '../../src/config/config.ts'
+import { createTestApp } from '../helpers/app.ts'
 import { runPetService } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
-import { accessToken, bearer, tokenRequest } from './oauth-helpers.ts'
+import { accessToken, bearer, tokenRequest } from '../helpers/oauth.ts'
 
 describeDb('admin CLI: pet-service clients', () => {
   let database: TestDatabase
@@ -14,7 +13,7 @@ describeDb('admin CLI: pet-service clients', () => {
   beforeAll(async () => {
     database = await createTestDatabase()
     env = { DATABASE_URL: database.url }
-    app = await buildApp({ config: loadConfig({ DATABASE_URL: database.url }), database, logger: false })
+    app = (await createTestApp({}, { database })).app
   })
   afterAll(async () => {
     await app.close()

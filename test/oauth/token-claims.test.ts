@@ -2,7 +2,7 @@ import { importJWK, SignJWT } from 'jose'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient, type TestClient } from './oauth-helpers.ts'
+import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
 
 const ISSUER = 'http://localhost:8080'
 const AUDIENCE = 'http://localhost:8080/v2'

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, newClient } from '../helpers/oauth.ts'
 
 describeDb('the request log line', () => {
   let t: TestApp

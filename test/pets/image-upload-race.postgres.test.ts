@@ -4,7 +4,7 @@ import { updatePet } from '../../src/pets/pets-service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { multipart, PNG } from '../helpers/multipart.ts'
-import { accessToken, bearer, newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
 
 /** Polls `condition` every 10 ms for up to 10 s. */
 async function until(condition: () => Promise<boolean>): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
 
 describeDb('one API over two presentations', () => {
   let t: TestApp

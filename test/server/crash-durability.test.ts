@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
-import { createApiKey } from '../../src/keys/keys-service.ts'
-import { basic } from '../helpers/app.ts'
+import { accountWithKey, basic } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 const CLIENTS = 6
 const CRASHES = Number(process.env.CRASH_TEST_CRASHES ?? 4)
@@ -29,8 +28,7 @@ describeDb('crash durability: kill -9 under create load', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    const { account } = await findOrCreateAccount(database.db, 'crash-load@example.com')
-    apiKey = (await createApiKey(database.db, { accountId: account.id })).apiKey
+    apiKey = (await accountWithKey(database.db, { email: 'crash-load@example.com' })).apiKey
   })
   afterAll(async () => {
     server?.child.kill('SIGKILL')
@@ -114,7 +112,12 @@ describeDb('crash durability: kill -9 under create load', () => {
       await server!.exited
       await start()
     }
-    await sleep(500)
+    // Let the last server answer creates too before stopping it.
+    const beforeStop = acknowledged.size
+    await waitUntil(
+      'the last server answers creates',
+      async () => acknowledged.size > beforeStop || unexpected.length > 0,
+    )
     stopping = true
     await Promise.all(clients)
     server!.child.kill('SIGTERM')

@@ -1,19 +1,18 @@
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
-import { createApiKey } from '../../src/keys/keys-service.ts'
-import { call, runLoad, waitUntil } from '../faults/fault-helpers.ts'
+import { accountWithKey } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
+import { call, runLoad } from '../helpers/server-http.ts'
 
 describeDb('graceful shutdown', () => {
   let database: TestDatabase
   let apiKey: string
   beforeAll(async () => {
     database = await createTestDatabase()
-    const { account } = await findOrCreateAccount(database.db, 'shutdown@example.com')
-    apiKey = (await createApiKey(database.db, { accountId: account.id })).apiKey
+    apiKey = (await accountWithKey(database.db, { email: 'shutdown@example.com' })).apiKey
   })
   afterAll(() => database.destroy())
   const auth = () => `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { migrations } from '../../src/db/migrations/index.ts'
-import { createApiKey, KeyAuthenticator } from '../../src/keys/keys-service.ts'
+import { KeyAuthenticator } from '../../src/keys/keys-service.ts'
 import { randomBase62 } from '../../src/lib/ids.ts'
-import { createClient } from '../../src/oauth/clients-service.ts'
-import { basic } from '../helpers/app.ts'
+import { accountWithKey, basic } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { oauthClient } from '../helpers/oauth.ts'
 
 /**
  * Several stateless instances on one PostgreSQL schema (PostgreSQL only: the file name keeps it
@@ -22,7 +21,6 @@ describeDb('three instances on one PostgreSQL database', () => {
   let database: TestDatabase
   let servers: ServerProcess[] = []
   let bases: string[] = []
-  let accounts = 0
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: false })
@@ -49,9 +47,8 @@ describeDb('three instances on one PostgreSQL database', () => {
 
   /** A new account with an unrestricted API key, written straight to the shared database. */
   async function newAccount(): Promise<{ accountId: string; apiKey: string; keyId: string }> {
-    const { account } = await findOrCreateAccount(database.db, `scale${++accounts}-${Date.now()}@example.com`)
-    const { apiKey, info } = await createApiKey(database.db, { accountId: account.id })
-    return { accountId: account.id, apiKey, keyId: info.id }
+    const { accountId, apiKey, keyId } = await accountWithKey(database.db)
+    return { accountId, apiKey, keyId }
   }
 
   function call(
@@ -221,8 +218,8 @@ describeDb('three instances on one PostgreSQL database', () => {
 
   it('refuse an OAuth access token everywhere within 5 s of its revocation at /oauth/revoke', async () => {
     const { accountId } = await newAccount()
-    const { clientSecret, info } = await createClient(database.db, { accountId, scopes: ['read:pets'] })
-    const clientAuth = `Basic ${Buffer.from(`${info.client_id}:${clientSecret}`).toString('base64')}`
+    const { clientId, clientSecret } = await oauthClient(database.db, { accountId, scopes: ['read:pets'] })
+    const clientAuth = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
     const issued = await call(0, '/oauth/token', {
       method: 'POST',
       auth: clientAuth,

@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { passwordWork } from '../../src/accounts/password-work.ts'
-import { SessionClient } from '../dashboard/session-client.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
 const PASSWORD = 'purple-otter-sings-42'
 const FLOOD = 30

@@ -6,20 +6,6 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-
-export interface LiveServer extends TestApp {
-  /** http://127.0.0.1:PORT of the real service, listening on a real socket. */
-  url: string
-}
-
-/** The real app on a fresh SQLite database, listening on a free loopback port. */
-export async function startLiveServer(env: Record<string, string> = {}): Promise<LiveServer> {
-  const t = await createTestApp(env)
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = t.app.server.address() as AddressInfo
-  return { ...t, url: `http://127.0.0.1:${port}` }
-}
 
 export interface SeenRequest {
   method: string

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
+import { createTestApp, form, type TestApp, withKey } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
 
 describeDb('v1 pets', () => {
   let t: TestApp

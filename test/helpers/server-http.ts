@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { ServerProcess } from '../helpers/cli.ts'
+import type { ServerProcess } from './cli.ts'
 
 export interface Answer {
   status: number
@@ -51,20 +51,6 @@ export function expectUnavailable(answer: Answer, code = 'database_unavailable')
   expect(answer.body.code).toBe(code)
   expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
   expect(answer.headers.get('request-id')).toMatch(/\S/)
-}
-
-/** Polls `probe` until it returns true; fails with `what` after `timeoutMs`. */
-export async function waitUntil(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<number> {
-  const started = Date.now()
-  while (Date.now() - started < timeoutMs) {
-    if (await probe()) return Date.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`)
 }
 
 /** Fails if the server process has exited. */

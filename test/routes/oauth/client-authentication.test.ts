@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, clientBasic, formBody, newClient, type TestClient } from './oauth-helpers.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { accessToken, clientBasic, formBody, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 /**
  * Client secrets are stored as their SHA-256 (`oauth_clients.secret_hash`). The hash must never

@@ -3,12 +3,10 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { loadConfig } from '../../src/config/config.ts'
 import { openDatabase } from '../../src/db/database.ts'
-import { SessionClient } from '../dashboard/session-client.ts'
-import { basic } from '../helpers/app.ts'
+import { basic, createTestApp } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, runPetService } from '../helpers/cli.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0
@@ -57,11 +55,7 @@ describeDb('admin CLI pet-service', () => {
     expect(out.account_id).toMatch(/^acct_/)
     expect(out).toMatchObject({ email: 'me@example.com', name: 'ci' })
 
-    const app = await buildApp({
-      config: loadConfig({ DATABASE_URL: database.url }),
-      database,
-      logger: false,
-    })
+    const app = (await createTestApp({}, { database })).app
     try {
       const created = await app.inject({
         method: 'POST',
@@ -184,11 +178,7 @@ describeDb('admin CLI pet-service', () => {
     )
     expect(set.code, set.stderr).toBe(0)
     expect(set.stdout).toContain(`Set the dashboard password of ${email}`)
-    const app = await buildApp({
-      config: loadConfig({ DATABASE_URL: database.url }),
-      database,
-      logger: false,
-    })
+    const app = (await createTestApp({}, { database })).app
     try {
       const browser = new SessionClient(app)
       const wrong = await browser.signIn(email, 'ignored second line')

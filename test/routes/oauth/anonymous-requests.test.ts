@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { AUTHORIZE_RATE_LIMIT } from '../../src/app.ts'
-import { purgeExpiredOAuthRows } from '../../src/oauth/oauth-store.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { newClient, pkcePair, type TestClient } from './oauth-helpers.ts'
+import { AUTHORIZE_RATE_LIMIT } from '../../../src/app.ts'
+import { purgeExpiredOAuthRows } from '../../../src/oauth/oauth-store.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { newClient, pkcePair, type TestClient } from '../../helpers/oauth.ts'
 
 const REDIRECT = 'http://localhost:5555/callback'
 

@@ -1,9 +1,9 @@
 import { importJWK, SignJWT } from 'jose'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { multipart, PNG } from '../helpers/multipart.ts'
-import { accessToken, bearer, newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { createTestApp, form, type TestApp, withKey } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { multipart, PNG } from '../../helpers/multipart.ts'
+import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 pets (Petstore compatible)', () => {
   let t: TestApp

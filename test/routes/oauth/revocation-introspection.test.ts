@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, clientBasic, formBody, newClient, type TestClient } from './oauth-helpers.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import {
+  accessToken,
+  bearer,
+  clientBasic,
+  formBody,
+  newClient,
+  type TestClient,
+} from '../../helpers/oauth.ts'
 
 async function post(app: FastifyInstance, path: string, client: TestClient, fields: Record<string, string>) {
   const body = formBody(fields)
@@ -90,7 +96,7 @@ describeDb('OAuth revocation (RFC 7009) and introspection (RFC 7662)', () => {
   })
 
   it('refuses a token revoked on another instance within 5 seconds', async () => {
-    const second = await buildApp({ config: t.config, database: t.database, logger: false })
+    const second = (await createTestApp({}, { database: t.database })).app
     try {
       const token = await accessToken(t.app, client)
       const call = () => second.inject({ method: 'GET', url: '/v2/store/inventory', headers: bearer(token) })

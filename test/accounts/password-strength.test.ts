@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
-import { SessionClient } from './session-client.ts'
 
 const EMAIL = 'ada.lovelace@example.com'
 

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net'
 import SwaggerClient from 'swagger-client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { accessToken, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1b5f7d30000000049454e44ae426082',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { verifyPassword } from '../../src/accounts/passwords.ts'
-import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient, type TestClient } from '../oauth/oauth-helpers.ts'
+import { verifyPassword } from '../../../src/accounts/passwords.ts'
+import { createTestApp, type TestApp, withKey } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 users (Petstore compatible, by integer id)', () => {
   let t: TestApp

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Scope } from '../../src/access/scopes.ts'
 import { createClient } from '../../src/oauth/clients-service.ts'
-import type { TestApp } from '../helpers/app.ts'
+import type { LiveServer, TestApp } from './app.ts'
+import type { TestDatabase } from './database.ts'
 
 export interface TestClient {
   clientId: string
@@ -12,6 +13,23 @@ export interface TestClient {
   apiKey: string
 }
 
+/**
+ * The one way tests register an OAuth client: of `accountId`, on any test database (with or
+ * without an app in this process). `scopes` default to the service's default client scopes.
+ */
+export async function oauthClient(
+  db: TestDatabase['db'],
+  options: { accountId: string; name?: string; scopes?: Scope[]; redirectUris?: string[] },
+): Promise<{ clientId: string; clientSecret: string }> {
+  const { clientSecret, info } = await createClient(db, {
+    accountId: options.accountId,
+    name: options.name ?? 'Test app',
+    ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
+    ...(options.redirectUris === undefined ? {} : { redirectUris: options.redirectUris }),
+  })
+  return { clientId: info.client_id, clientSecret }
+}
+
 /** A new account with an OAuth client (and an API key). */
 export async function newClient(
   t: TestApp,
@@ -19,13 +37,18 @@ export async function newClient(
 ): Promise<TestClient> {
   const account = await t.newAccount()
   const accountId = options.accountId ?? account.accountId
-  const { clientSecret, info } = await createClient(t.database.db, {
+  const { clientId, clientSecret } = await oauthClient(t.database.db, { ...options, accountId })
+  return { clientId, clientSecret, accountId, email: account.email, apiKey: account.apiKey }
+}
+
+/** An OAuth client (client credentials, read:pets and write:pets) of the account, as the client libraries' env variables. */
+export async function oauthClientEnv(live: LiveServer, accountId: string): Promise<Record<string, string>> {
+  const { clientId, clientSecret } = await oauthClient(live.database.db, {
     accountId,
-    name: 'Test app',
-    ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
-    ...(options.redirectUris === undefined ? {} : { redirectUris: options.redirectUris }),
+    name: 'client library tests',
+    scopes: ['read:pets', 'write:pets'],
   })
-  return { clientId: info.client_id, clientSecret, accountId, email: account.email, apiKey: account.apiKey }
+  return { PET_SERVICE_CLIENT_ID: clientId, PET_SERVICE_CLIENT_SECRET: clientSecret }
 }
 
 export function clientBasic(clientId: string, secret: string): string {

@@ -1,9 +1,16 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { sha256Hex } from '../../src/lib/hash.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { bearer, clientBasic, formBody, newClient, type TestClient, tokenRequest } from './oauth-helpers.ts'
+import { sha256Hex } from '../../../src/lib/hash.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import {
+  bearer,
+  clientBasic,
+  formBody,
+  newClient,
+  type TestClient,
+  tokenRequest,
+} from '../../helpers/oauth.ts'
 
 describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
   let t: TestApp
@@ -168,7 +175,7 @@ describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
   })
 
   it('gives the same keys to every instance on one database', async () => {
-    const { buildApp } = await import('../../src/app.ts')
+    const { buildApp } = await import('../../../src/app.ts')
     const second = await buildApp({ config: t.config, database: t.database, logger: false })
     try {
       const token = (await tokenRequest(t.app, client, { grant_type: 'client_credentials' })).json()

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, launchChromium, screenshot } from '../dashboard/browser.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
 
 /**
  * `/docs` (Swagger UI) in headless Chromium, reached the way a deployment reaches it: plain http

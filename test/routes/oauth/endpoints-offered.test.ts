@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { formBody } from './oauth-helpers.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { formBody } from '../../helpers/oauth.ts'
 
 /**
  * Under /oauth the service offers the endpoints of its README (authorize, token, revoke,

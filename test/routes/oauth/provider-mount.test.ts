@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, clientBasic, newClient, type TestClient } from './oauth-helpers.ts'
+import { basic, createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { accessToken, bearer, clientBasic, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 // Over a real socket rather than app.inject: the provider reads the request stream itself, so
 // what matters is that nothing in Fastify has read the body before it.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
-import { accessToken, bearer, newClient } from '../oauth/oauth-helpers.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
+import { accessToken, bearer, newClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 bearer authentication under guessing', () => {
   let t: TestApp

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { setAccountPassword } from '../../src/accounts/accounts-repository.ts'
-import { hashPassword } from '../../src/accounts/passwords.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { describeDb } from '../helpers/database.ts'
+import { setAccountPassword } from '../../../src/accounts/accounts-repository.ts'
+import { hashPassword } from '../../../src/accounts/passwords.ts'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { describeDb } from '../../helpers/database.ts'
 import {
   bearer,
   CookieJar,
@@ -13,7 +13,7 @@ import {
   pkcePair,
   type TestClient,
   tokenRequest,
-} from './oauth-helpers.ts'
+} from '../../helpers/oauth.ts'
 
 const REDIRECT = 'http://localhost:5555/callback'
 const PASSWORD = 'correct horse battery staple'
