@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api'
 
 register()
-await import('../src/cli/entry.ts')
+await import('../src/admin-cli/entry.ts')

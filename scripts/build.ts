@@ -1,8 +1,8 @@
 // npm run build: the service and its admin CLI as one ES module, dist/pet-service.js, which
 // `npm start` runs. Running the TypeScript sources through tsx's loader costs about 50 MB of
 // memory for as long as the process lives (the loader's own thread, the transform); the bundle
-// is plain JavaScript. Packages stay in node_modules (not bundled); the dashboard's assets are
-// copied next to the bundle, where src/dashboard/assets-dir.ts finds them.
+// is plain JavaScript. Packages stay in node_modules (not bundled); the web kit's assets (stylesheet, script, icon) are
+// copied next to the bundle, where src/web/assets-dir.ts finds them.
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +15,7 @@ const outdir = path('dist')
 
 rmSync(outdir, { recursive: true, force: true })
 await build({
-  entryPoints: [path('src/cli/entry.ts')],
+  entryPoints: [path('src/admin-cli/entry.ts')],
   outfile: join(outdir, 'pet-service.js'),
   bundle: true,
   packages: 'external',
@@ -24,4 +24,4 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 })
-cpSync(path('src/dashboard/assets'), join(outdir, 'assets'), { recursive: true })
+cpSync(path('src/web/assets'), join(outdir, 'assets'), { recursive: true })

@@ -8,14 +8,13 @@ import Fastify, {
   LogController,
 } from 'fastify'
 import type { Kysely } from 'kysely'
-import { apiKeyAuthentication } from './auth/api-key-auth.ts'
-import type { Principal } from './auth/principal.ts'
+import type { Principal } from './access/principal.ts'
+import { registerOpenApi } from './api-docs/openapi.ts'
+import { problemPages } from './api-docs/problem-pages.ts'
 import type { Config } from './config/config.ts'
 import { dashboard } from './dashboard/dashboard-plugin.ts'
 import type { DatabaseHandle } from './db/database.ts'
 import type { Database } from './db/schema.ts'
-import { registerOpenApi } from './docs/openapi.ts'
-import { problemPages } from './docs/problem-pages.ts'
 import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
 import { healthRoutes } from './health/health-routes.ts'
@@ -32,13 +31,11 @@ import { registerShutdownHooks, ShutdownState } from './http/shutdown.ts'
 import { fastifyTrustProxy } from './http/trust-proxy.ts'
 import { registerValidation } from './http/validation.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
-import { registerOAuth } from './oauth/oauth-server.ts'
 import { registerMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
-import { v1PetRoutes } from './pets/v1-pet-routes.ts'
-import { registerV2Api } from './pets/v2-api.ts'
-import { v1WebhookEndpointRoutes } from './routes/v1/webhook-endpoints.ts'
-import { v1UserRoutes } from './users/v1-user-routes.ts'
+import { registerOAuth } from './routes/oauth/index.ts'
+import { v1Api } from './routes/v1/index.ts'
+import { v2Api } from './routes/v2/index.ts'
 import { systemClock } from './webhooks/clock.ts'
 import { loadSecretBox } from './webhooks/secrets-key.ts'
 import { resolveWithDns } from './webhooks/url-policy.ts'
@@ -175,25 +172,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(healthRoutes)
   await app.register(problemPages)
-  await app.register(
-    async (v1) => {
-      v1.addHook('onRequest', apiKeyAuthentication({ keys, failedAttempts: limiters.failedAuth }))
-      if (limiters.account !== null) v1.addHook('onRequest', accountRateLimit(limiters.account))
-      await v1.register(v1PetRoutes)
-      await v1.register(v1UserRoutes)
-      await v1.register(v1WebhookEndpointRoutes)
-    },
-    { prefix: '/v1' },
-  )
+  const rateLimit = limiters.account === null ? {} : { rateLimit: accountRateLimit(limiters.account) }
+  await app.register(v1Api, { prefix: '/v1', keys, failedAttempts: limiters.failedAuth, ...rateLimit })
   // OAuth 2.0 authorisation server (/oauth/*) and the Petstore-compatible v2 API (issue 3).
   const oauth = await registerOAuth(app, { config, db: database.db, authorizeLimiter: limiters.authorize })
   await app.register(dashboard, { prefix: '/dashboard', oauth })
-  await registerV2Api(app, {
-    oauth,
-    keys,
-    failedAttempts: limiters.failedAuth,
-    ...(limiters.account === null ? {} : { rateLimit: accountRateLimit(limiters.account) }),
-  })
+  await app.register(v2Api, { prefix: '/v2', oauth, keys, failedAttempts: limiters.failedAuth, ...rateLimit })
   return app
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isScope, type Scope } from '../access/scopes.ts'
+import type { Notice } from '../web/layout.ts'
 import type { DashboardSession } from './sessions.ts'
-import type { Notice } from './views/layout.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +55,11 @@ export function fields(body: unknown, name: string): string[] {
   if (typeof value === 'string') return [value]
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string')
   return []
+}
+
+/** The scopes ticked in a form's scope checkboxes (views/scopes.ts), known ones only, once each. */
+export function pickedScopes(body: unknown): Scope[] {
+  return [...new Set(fields(body, 'scopes').filter(isScope))]
 }
 
 export function query(request: FastifyRequest, name: string): string {

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { Db } from '../db/schema.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { nowIso } from '../lib/time.ts'
 import {
   deleteExpiredSessions,
+  deleteOtherSessions,
   deleteSession,
   findLiveSession,
   insertSession,
-} from './dashboard-repository.ts'
+} from './sessions-repository.ts'
 
 /**
  * Dashboard sessions: a random 256-bit id in an HttpOnly, SameSite=Lax cookie (Secure when the
@@ -59,23 +60,12 @@ export async function sessionFromCookie(db: Db, value: string | undefined): Prom
   return row === undefined ? null : { accountId: row.account_id, email: row.email, idHash }
 }
 
-/**
- * For other features (the OAuth sign-in and consent pages): the dashboard account signed in on
- * this request, read from the raw Cookie header, so it works outside the dashboard's plugin.
- */
-export async function dashboardSessionOf(db: Db, request: FastifyRequest): Promise<DashboardSession | null> {
-  const header = request.headers.cookie
-  if (header === undefined) return null
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) {
-      return sessionFromCookie(db, decodeURIComponent(part.slice(eq + 1).trim()))
-    }
-  }
-  return null
-}
-
 export async function endSession(db: Db, reply: FastifyReply, idHash: string): Promise<void> {
   await deleteSession(db, idHash)
   reply.clearCookie(SESSION_COOKIE, cookieOptions())
+}
+
+/** Ends every session of the account but `keepIdHash` (after a password change; '' ends all). */
+export async function endOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<void> {
+  await deleteOtherSessions(db, accountId, keepIdHash)
 }

@@ -115,7 +115,7 @@ export interface IdempotencyKeysTable {
   created_at: string
   /**
    * 'running' rows exist only inside the transaction of the request that claimed the key (see
-   * src/http/idempotency.ts), so nothing but 'done' is ever committed. Versions before
+   * src/idempotency/idempotency.ts), so nothing but 'done' is ever committed. Versions before
    * 2026-11-23 committed 'running' claims; those are honoured until this time, then taken over.
    */
   locked_until: string

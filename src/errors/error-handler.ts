@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { databaseFailure } from '../db/database-errors.ts'
-import { multipartError } from '../http/multipart-errors.ts'
-import { NUL_MESSAGE } from '../http/nul-characters.ts'
-import { quoteHeaderValue } from '../lib/redact.ts'
 import { ApiError, type FieldError } from './api-error.ts'
+import { multipartError } from './multipart-errors.ts'
+import { NUL_MESSAGE } from './nul-characters.ts'
+import { quoteHeaderValue } from './redact.ts'
 import { ERRORS, type ErrorCode, problemType } from './registry.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

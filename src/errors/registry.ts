@@ -29,7 +29,7 @@ export const ERRORS = {
   owner_not_found: {
     status: 400,
     title: 'Unknown owner',
-    description: '`owner_id` does not name a user of this account. Create the user first (POST /v1/user).',
+    description: '`owner_id` does not name a user of this account. Create the user first.',
   },
   invalid_cursor: {
     status: 400,

@@ -1,17 +1,8 @@
 import type { Insertable } from 'kysely'
 import { prepareQuery } from '../db/prepared-query.ts'
 import type { Db, EventsTable } from '../db/schema.ts'
-import { newTimeOrderedId } from '../lib/ids.ts'
 
-export type EventType =
-  | 'pet.created'
-  | 'pet.updated'
-  | 'pet.deleted'
-  | 'user.created'
-  | 'user.updated'
-  | 'user.deleted'
-
-type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
+export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
 
 const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   db.insertInto('events').values({
@@ -25,29 +16,7 @@ const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   }),
 )
 
-/**
- * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
- * change, so the event exists exactly when the change does.
- */
-export async function recordEvent(
-  db: Db,
-  event: {
-    accountId: string
-    type: EventType
-    objectId: string
-    object: unknown
-    previousAttributes?: Record<string, unknown>
-    at: string
-  },
-): Promise<void> {
-  await insertEventQuery.execute(db, {
-    id: newTimeOrderedId('evt'),
-    account_id: event.accountId,
-    type: event.type,
-    object_id: event.objectId,
-    data: JSON.stringify(event.object),
-    previous_attributes:
-      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
-    created_at: event.at,
-  })
+/** Appends an event row, in the caller's transaction (see events-service.ts). */
+export async function insertEvent(db: Db, row: NewEventRow): Promise<void> {
+  await insertEventQuery.execute(db, row)
 }

@@ -1,13 +1,13 @@
 import { ApiError } from '../errors/api-error.ts'
-import { quoteHeaderValue } from '../lib/redact.ts'
+import { quoteHeaderValue } from '../errors/redact.ts'
+import type { IfMatch } from '../lib/optimistic.ts'
 
 /** Responses carry the object's version as a strong entity tag (RFC 9110 §8.8.3). */
 export function etagFor(version: number): string {
   return `"${version}"`
 }
 
-/** A parsed If-Match header: `*`, or the versions it lists. */
-export type IfMatch = { any: true } | { any: false; versions: number[] }
+export type { IfMatch }
 
 export function parseIfMatch(header: string | string[] | undefined): IfMatch | undefined {
   if (header === undefined) return undefined
@@ -30,14 +30,4 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
     }
   }
   return { any: false, versions }
-}
-
-/** Throws 412 when the If-Match condition does not hold for the current version. */
-export function assertIfMatch(ifMatch: IfMatch | undefined, currentVersion: number): void {
-  if (ifMatch === undefined || ifMatch.any || ifMatch.versions.includes(currentVersion)) return
-  throw new ApiError(
-    'precondition_failed',
-    `If-Match names version ${ifMatch.versions.map((v) => `"${v}"`).join(', ') || '(none)'} but the current version is "${currentVersion}"; fetch it again and re-apply your change.`,
-    { headers: { etag: etagFor(currentVersion) } },
-  )
 }

@@ -1,13 +1,4 @@
-import type { FastifyReply } from 'fastify'
 import { ApiError } from '../errors/api-error.ts'
-import type { IdempotentResult } from './idempotency.ts'
-
-/** Sends what runIdempotent produced, marking replays as RFC-draft idempotency replays. */
-export function sendResult(reply: FastifyReply, result: IdempotentResult): FastifyReply {
-  reply.code(result.status).headers(result.headers)
-  if (result.replayed) reply.header('idempotent-replayed', 'true')
-  return reply.send(result.body)
-}
 
 /** Form fields arrive as text: an empty optional field means "none" (and clears it on update). */
 export function emptyToNull<T extends string | null | undefined>(value: T): T | null {

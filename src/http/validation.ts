@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
-import { NUL } from './nul-characters.ts'
+import { NUL } from '../errors/nul-characters.ts'
 
 /**
  * Two validators: bodies are checked as sent (no type coercion: `"name": 5` is an error, not

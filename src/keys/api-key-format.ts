@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib'
+import { API_KEY_PREFIX } from '../access/credential-kinds.ts'
 import { randomBase62, toBase62 } from '../lib/ids.ts'
 
 /**
@@ -6,7 +7,8 @@ import { randomBase62, toBase62 } from '../lib/ids.ts'
  * The fixed prefix lets secret scanners recognise leaked keys; the checksum (CRC-32 of the rest,
  * in base62) rejects typos and random guesses without a database round trip.
  */
-export const API_KEY_PREFIX = 'pet_sk_'
+export { API_KEY_PREFIX }
+
 const RANDOM_LENGTH = 30
 const CHECKSUM_LENGTH = 6
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH

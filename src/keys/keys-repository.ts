@@ -40,3 +40,21 @@ export async function revokeApiKey(db: Db, id: string, at: string, accountId?: s
 export async function touchApiKey(db: Db, id: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute()
 }
+
+/**
+ * Brings a key's expiry forward to `at` (never pushes it later), for rolling keys. Scoped to the
+ * account: true when the key was found there and is not revoked.
+ */
+export async function expireApiKeyAt(db: Db, accountId: string, id: string, at: string): Promise<boolean> {
+  const key = await db
+    .selectFrom('api_keys')
+    .select(['expires_at'])
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  if (key === undefined) return false
+  if (key.expires_at !== null && key.expires_at <= at) return true
+  await db.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute()
+  return true
+}

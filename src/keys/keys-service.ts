@@ -1,11 +1,11 @@
-import { wrongCredentialForV1 } from '../auth/credential-kinds.ts'
-import type { Principal } from '../auth/principal.ts'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { wrongCredentialForV1 } from '../access/credential-kinds.ts'
+import type { Principal } from '../access/principal.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { redactSecret } from '../errors/redact.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { newId } from '../lib/ids.ts'
-import { redactSecret } from '../lib/redact.ts'
 import { nowIso } from '../lib/time.ts'
 import { API_KEY_PREFIX, checkApiKeyShape, generateApiKey } from './api-key-format.ts'
 import {
@@ -162,3 +162,6 @@ export class KeyAuthenticator {
     )
   }
 }
+
+// For the dashboard's key pages and the admin CLI.
+export { expireApiKeyAt, findApiKeyById, listApiKeys } from './keys-repository.ts'

@@ -1,6 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ApiError } from '../errors/api-error.ts'
-import { assertIfMatch, type IfMatch } from '../http/etag.ts'
+
+/** A parsed If-Match header (src/http/etag.ts reads it): `*`, or the versions it lists. */
+export type IfMatch = { any: true } | { any: false; versions: number[] }
+
+/** Throws 412 when the If-Match condition does not hold for the current version. */
+export function assertIfMatch(ifMatch: IfMatch | undefined, currentVersion: number): void {
+  if (ifMatch === undefined || ifMatch.any || ifMatch.versions.includes(currentVersion)) return
+  throw new ApiError(
+    'precondition_failed',
+    `If-Match names version ${ifMatch.versions.map((v) => `"${v}"`).join(', ') || '(none)'} but the current version is "${currentVersion}"; fetch it again and re-apply your change.`,
+    // The entity tag of the current version, as etagFor (src/http/etag.ts) writes it.
+    { headers: { etag: `"${currentVersion}"` } },
+  )
+}
 
 /** Attempts before a write that keeps losing its race gives up with 409 concurrent_change. */
 export const MAX_WRITE_ATTEMPTS = 12

@@ -46,3 +46,19 @@ export async function deleteStoredClientArtifacts(db: Db, clientId: string): Pro
     .where('payload', 'like', `%"clientId":${JSON.stringify(clientId)}%`)
     .execute()
 }
+
+/** Replaces an OAuth client's secret hash (rotation); scoped to the account. */
+export async function setClientSecretHash(
+  db: Db,
+  accountId: string,
+  clientId: string,
+  secretHash: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_clients')
+    .set({ secret_hash: secretHash })
+    .where('client_id', '=', clientId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}

@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider'
-import { ALL_SCOPES, parseScopes, type Scope } from '../auth/scopes.ts'
+import { ALL_SCOPES, parseScopes, type Scope } from '../access/scopes.ts'
 import type { Db } from '../db/schema.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { randomBase62 } from '../lib/ids.ts'
@@ -12,6 +12,7 @@ import {
   insertClient,
   listAllClients,
   listClients,
+  setClientSecretHash,
 } from './clients-repository.ts'
 
 export const CLIENT_ID_PREFIX = 'pet_ci_'
@@ -133,6 +134,19 @@ export async function removeClient(
   })
   if (deleted) await options.onDeleted?.(clientId)
   return deleted
+}
+
+/**
+ * Gives the account's client a new secret (the old one stops working at once); returns it, to be
+ * shown once. Undefined when the account has no such client.
+ */
+export async function rotateClientSecret(
+  db: Db,
+  accountId: string,
+  clientId: string,
+): Promise<string | undefined> {
+  const secret = `${CLIENT_SECRET_PREFIX}${randomBase62(40)}`
+  return (await setClientSecretHash(db, accountId, clientId, providerSecret(secret))) ? secret : undefined
 }
 
 export { findClient }

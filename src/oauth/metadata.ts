@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '../auth/scopes.ts'
+import { ALL_SCOPES } from '../access/scopes.ts'
 import { CLIENT_AUTH_METHODS, OAUTH_MOUNT } from './provider.ts'
 import { PROVIDER_ROUTES } from './provider-endpoints.ts'
 

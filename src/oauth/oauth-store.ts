@@ -145,3 +145,20 @@ function toPayload(
 export async function purgeExpiredOAuthRows(db: Db): Promise<void> {
   await db.deleteFrom('oauth_store').where('expires_at', '<', nowIso()).execute()
 }
+
+/**
+ * The stored grants (consents) that may be this account's: payloads are JSON text on both
+ * dialects, so the account id is matched as a quoted literal (account ids are base62: nothing to
+ * escape); src/oauth/grants-service.ts checks it again after parsing.
+ */
+export async function findGrantRowsOfAccount(
+  db: Db,
+  accountId: string,
+): Promise<{ id: string; payload: string; expires_at: string | null }[]> {
+  return db
+    .selectFrom('oauth_store')
+    .select(['id', 'payload', 'expires_at'])
+    .where('model', '=', 'Grant')
+    .where('payload', 'like', `%"accountId":${JSON.stringify(accountId)}%`)
+    .execute()
+}

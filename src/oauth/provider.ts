@@ -1,10 +1,9 @@
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
-import { findAccountById } from '../accounts/accounts-repository.ts'
-import { ALL_SCOPES } from '../auth/scopes.ts'
+import { ALL_SCOPES } from '../access/scopes.ts'
+import { findAccountById } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
-import { renderErrorPage } from './interaction-pages.ts'
 import type { OAuthKeys } from './oauth-keys.ts'
 import { SIGNING_ALG } from './oauth-keys.ts'
 import { DatabaseAdapter } from './oauth-store.ts'
@@ -31,10 +30,12 @@ export interface ProviderOptions {
   issuer: string
   db: Db
   keys: OAuthKeys
-  /** Trust X-Forwarded-* headers; mountProvider sets them to what Fastify concluded (src/http/trust-proxy.ts). */
+  /** Trust X-Forwarded-* headers; the mount (src/routes/oauth/provider-mount.ts) sets them to what Fastify concluded (src/http/trust-proxy.ts). */
   trustProxy: boolean
   /** Called when a grant is revoked (reused refresh token, revoked refresh token). */
   onGrantRevoked: (grantId: string) => Promise<void>
+  /** The HTML page of an error answered in the browser (the interaction pages' look). */
+  renderErrorPage: (error: string, description?: string) => string
 }
 
 /**
@@ -126,7 +127,7 @@ export function createProvider(options: ProviderOptions): Provider {
     clientBasedCORS: () => false,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = 'html'
-      ctx.body = renderErrorPage(out.error ?? 'error', out.error_description)
+      ctx.body = options.renderErrorPage(out.error ?? 'error', out.error_description)
     },
   }
   const provider = new Provider(issuer, configuration)

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose'
-import { isScope, type Scope } from '../auth/scopes.ts'
+import { isScope, type Scope } from '../access/scopes.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { SIGNING_ALG } from './oauth-keys.ts'
 import type { RevocationList } from './revocations.ts'

@@ -88,7 +88,12 @@ export async function addPetImage(db: Db, image: NewPetImage): Promise<{ url: st
   const name = `${petId}-${randomBytes(12).toString('base64url')}.${type.ext}`
   await insertImage(db, { name, accountId, petId, contentType: type.mime, data, at: nowIso() })
   const url = imageUrl(image.publicUrl, name)
-  await updatePet(db, accountId, petId, { photoUrls: [...pet.photoUrls, url] })
+  // Appended to the photo URLs as they are when written, not as read above: a change committed
+  // meanwhile (PostgreSQL reads committed rows) is kept, and the photo limit is checked again.
+  await updatePet(db, accountId, petId, (current) => {
+    assertRoomForPhoto(current)
+    return { photoUrls: [...current.photoUrls, url] }
+  })
   return { url, bytes: data.length }
 }
 

@@ -316,3 +316,34 @@ export async function findPetsByTags(
     after = rows[rows.length - 1]!.id
   }
 }
+
+/** The account's distinct pet species, for the filter's choices. */
+export async function listSpecies(db: Db, accountId: string, limit = 100): Promise<string[]> {
+  const rows = await db
+    .selectFrom('pets')
+    .select('species')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('species', 'is not', null)
+    .orderBy('species')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => r.species).filter((s): s is string => s !== null)
+}
+
+/** Pets per owner for the given users, in one query. */
+export async function countPetsByOwners(
+  db: Db,
+  accountId: string,
+  ownerIds: string[],
+): Promise<Map<string, number>> {
+  if (ownerIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('pets')
+    .select(['owner_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('owner_id', 'in', ownerIds)
+    .groupBy('owner_id')
+    .execute()
+  return new Map(rows.map((r) => [r.owner_id ?? '', Number(r.n)]))
+}

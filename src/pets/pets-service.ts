@@ -1,16 +1,18 @@
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { recordEvent } from '../events/events-repository.ts'
-import type { IfMatch } from '../http/etag.ts'
+import { recordEvent } from '../events/events-service.ts'
+import { fieldChanges } from '../lib/field-diff.ts'
+import type { IfMatch } from '../lib/optimistic.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
 import { nowIso } from '../lib/time.ts'
-import { findUser } from '../users/users-repository.ts'
+import { findUser } from '../users/users-service.ts'
 import { deleteImagesOfPetExcept } from './images-repository.ts'
 import type { Pet, PetFields } from './pet.ts'
 import { imageNamesIn } from './pet-images.ts'
 import { assertTransition } from './pet-status.ts'
 import { toPetV1 } from './pet-views.ts'
 import {
+  countPetsOfOwner,
   deletePetAtVersion,
   findPet,
   insertPet,
@@ -24,7 +26,7 @@ import {
  * every change. Every function takes the transaction its caller (the route) opened.
  */
 
-function petNotFound(id: number): ApiError {
+export function petNotFound(id: number | string): ApiError {
   return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
 }
 
@@ -32,7 +34,7 @@ async function assertOwner(db: Db, accountId: string, ownerId: string): Promise<
   if ((await findUser(db, accountId, ownerId)) === undefined) {
     throw new ApiError(
       'owner_not_found',
-      `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first (POST /v1/user).`,
+      `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first.`,
       { param: 'owner_id' },
     )
   }
@@ -74,28 +76,16 @@ const COMPARED: (keyof PetFields)[] = [
   'statusOmitted',
 ]
 
-/** The fields whose value would change, with their previous values. */
-function changesBetween(
-  current: Pet,
-  fields: PetFields,
-): { changes: PetFields; previous: Record<string, unknown> } {
-  const changes: PetFields = {}
-  const previous: Record<string, unknown> = {}
-  for (const key of COMPARED) {
-    const next = fields[key]
-    if (next === undefined) continue
-    if (JSON.stringify(next) === JSON.stringify(current[key])) continue
-    ;(changes as Record<string, unknown>)[key] = next
-    previous[key] = current[key]
-  }
-  return { changes, previous }
-}
-
+/**
+ * Changes a pet at its current version. `change` is the fields, or a function of the pet as it is
+ * when written (retried with the newer pet when another writer got there first), for a change
+ * that builds on what is stored, such as adding a photo URL to the list.
+ */
 export async function updatePet(
   db: Db,
   accountId: string,
   id: number,
-  fields: PetFields,
+  change: PetFields | ((current: Pet) => PetFields),
   ifMatch?: IfMatch,
 ): Promise<Pet> {
   return writeAtCurrentVersion({
@@ -103,11 +93,13 @@ export async function updatePet(
     missing: () => petNotFound(id),
     ifMatch,
     write: async (current) => {
+      const fields = typeof change === 'function' ? change(current) : change
       // Any write that names a status makes it part of the v2 view again (see Pet.statusOmitted).
       const named = fields.status !== undefined && fields.statusOmitted === undefined
-      const { changes, previous } = changesBetween(
+      const { changes, previous } = fieldChanges<PetFields>(
         current,
         named ? { ...fields, statusOmitted: false } : fields,
+        COMPARED,
       )
       if (changes.status !== undefined) assertTransition(current.status, changes.status)
       if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
@@ -168,5 +160,28 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
   })
 }
 
-export { countPetsByStatus, findPetsByStatus, findPetsByTags } from './pets-repository.ts'
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+export {
+  countPetsByOwners,
+  countPetsByStatus,
+  findPet,
+  findPetsByStatus,
+  findPetsByTags,
+  listSpecies,
+} from './pets-repository.ts'
 export { listPets, type PetListQuery }
+
+/**
+ * The rule that a user who owns pets is not deleted: passed to the users service's deleteUser
+ * (users know nothing of pets; pets depend on users, never the reverse). Runs in the delete's
+ * transaction, so a pet given to the user meanwhile is seen.
+ */
+export async function assertOwnsNoPets(db: Db, accountId: string, userId: string): Promise<void> {
+  const pets = await countPetsOfOwner(db, accountId, userId)
+  if (pets === 0) return
+  throw new ApiError(
+    'user_has_pets',
+    `User ${userId} still owns ${pets} pet${pets === 1 ? '' : 's'}; give them another owner (or none), or delete them first.`,
+    { extensions: { pet_count: pets } },
+  )
+}

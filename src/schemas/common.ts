@@ -51,16 +51,25 @@ export const Problem = Type.Object(
   { $id: 'Problem', description: 'RFC 9457 problem details.', additionalProperties: true },
 )
 
-/** The problem responses an authenticated v1 operation may answer, for the OpenAPI document. */
-export function problemResponses(...statuses: number[]): Record<number, unknown> {
-  const out: Record<number, unknown> = {}
-  for (const status of [400, 401, 403, 429, ...statuses]) {
-    out[status] = { ...Type.Ref('Problem'), description: PROBLEM_DESCRIPTIONS[status] ?? 'Error' }
+/**
+ * The problem responses an authenticated operation may answer, for the OpenAPI document: those
+ * every such operation may give (400, 401, 403, 429) and `statuses`, each described by the API
+ * version's own words.
+ */
+export function problemResponsesWith(
+  descriptions: Record<number, string>,
+): (...statuses: number[]) => Record<number, unknown> {
+  return (...statuses) => {
+    const out: Record<number, unknown> = {}
+    for (const status of [400, 401, 403, 429, ...statuses]) {
+      out[status] = { ...Type.Ref('Problem'), description: descriptions[status] ?? 'Error' }
+    }
+    return out
   }
-  return out
 }
 
-const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+/** The problem responses of a v1 operation. */
+export const problemResponses = problemResponsesWith({
   400: 'Invalid parameters',
   401: 'Missing, unknown, revoked or expired credentials',
   403: 'The credential lacks the scope this operation needs',
@@ -71,7 +80,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported Content-Type',
   422: 'Idempotency-Key reused with other parameters',
   429: 'Rate limit exceeded',
-}
+})
 
 /** OpenAPI security requirement of the API-key operations (either scheme). */
 export const API_KEY_SECURITY: Record<string, string[]>[] = [{ apiKeyBasic: [] }, { apiKeyBearer: [] }]

@@ -181,3 +181,40 @@ export async function listUsers(
     .execute()
   return { users: rows.slice(0, query.limit).map(toUser), hasMore: rows.length > query.limit }
 }
+
+/** How many users the account has (the dashboard's overview). */
+export async function countUsers(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Users' names by id, for the owner column and filter (the first `limit` by name). */
+export async function listUserNames(
+  db: Db,
+  accountId: string,
+  limit = 200,
+): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+export async function userNamesByIds(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute()
+  return new Map(rows.map((r) => [r.id, r.name]))
+}

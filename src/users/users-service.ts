@@ -1,14 +1,17 @@
+import { PasswordWorkBusyError } from '../accounts/password-work.ts'
+import { hashPassword } from '../accounts/passwords.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { recordEvent } from '../events/events-repository.ts'
-import type { IfMatch } from '../http/etag.ts'
+import { recordEvent } from '../events/events-service.ts'
+import { fieldChanges } from '../lib/field-diff.ts'
+import type { IfMatch } from '../lib/optimistic.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
 import { nowIso } from '../lib/time.ts'
-import { countPetsOfOwner } from '../pets/pets-repository.ts'
 import { toUserV1, type User, type UserFields } from './user.ts'
 import {
   deleteUserAtVersion,
   findUser,
+  findUserBySeq,
   insertUser,
   listUsers,
   type UserListQuery,
@@ -67,15 +70,13 @@ export async function updateUser(
     missing: () => userNotFound(id),
     ifMatch,
     write: async (current) => {
-      const changes: UserFields = {}
-      const previous: Record<string, unknown> = {}
-      for (const key of USER_FIELDS) {
-        const next = fields[key]
-        if (next === undefined || next === current[key]) continue
-        ;(changes as Record<string, unknown>)[key] = next
-        // Never copy a password hash into an event; other names as stored (snake_case).
-        if (key !== 'passwordHash') previous[EVENT_NAMES[key] ?? key] = current[key]
-      }
+      const { changes, previous: before } = fieldChanges<UserFields>(current, fields, USER_FIELDS)
+      // Never copy a password hash into an event; other names as stored (snake_case).
+      const previous = Object.fromEntries(
+        Object.entries(before)
+          .filter(([key]) => key !== 'passwordHash')
+          .map(([key, value]) => [EVENT_NAMES[key] ?? key, value]),
+      )
       if (Object.keys(changes).length === 0) return current
       const at = nowIso()
       const updated = await updateUserAtVersion(db, accountId, id, current.version, changes, at)
@@ -93,20 +94,25 @@ export async function updateUser(
   })
 }
 
-export async function deleteUser(db: Db, accountId: string, id: string, ifMatch?: IfMatch): Promise<User> {
+/**
+ * What must hold before a user is deleted, checked in the delete's transaction: that no pet names
+ * the user as owner (pets-service.ts assertOwnsNoPets). Required, so no caller forgets it.
+ */
+export type DeleteGuard = (db: Db, accountId: string, userId: string) => Promise<void>
+
+export async function deleteUser(
+  db: Db,
+  accountId: string,
+  id: string,
+  guard: DeleteGuard,
+  ifMatch?: IfMatch,
+): Promise<User> {
   return writeAtCurrentVersion({
     load: () => findUser(db, accountId, id),
     missing: () => userNotFound(id),
     ifMatch,
     write: async (current) => {
-      const pets = await countPetsOfOwner(db, accountId, id)
-      if (pets > 0) {
-        throw new ApiError(
-          'user_has_pets',
-          `User ${id} still owns ${pets} pet${pets === 1 ? '' : 's'}; reassign them (PATCH /v1/pet/{id} owner_id) or delete them first.`,
-          { extensions: { pet_count: pets } },
-        )
-      }
+      await guard(db, accountId, id)
       if (!(await deleteUserAtVersion(db, accountId, id, current.version))) return undefined
       await recordEvent(db, {
         accountId,
@@ -134,3 +140,32 @@ export async function listUsersOfAccount(db: Db, accountId: string, query: UserL
   }
   return page
 }
+
+export { findUser, findUserBySeq }
+
+/** The name the domain requires, from the Petstore's fields: first and last name, else the username. */
+export function displayName(fields: {
+  firstName?: string | null
+  lastName?: string | null
+  username?: string | null
+}): string | undefined {
+  const full = [fields.firstName, fields.lastName].filter((s) => s != null && s.trim() !== '').join(' ')
+  return full !== '' ? full : fields.username?.trim() || undefined
+}
+
+/** A user's password, hashed; the scrypt work is charged to the account, and past its bound it is told to slow down. */
+export async function hashUserPassword(password: string, accountId: string): Promise<string> {
+  try {
+    return await hashPassword(password, { account: accountId })
+  } catch (error) {
+    if (!(error instanceof PasswordWorkBusyError)) throw error
+    throw new ApiError(
+      'rate_limited',
+      `Too many user passwords of your account are being hashed at once; retry in ${error.retryAfterSeconds} s.`,
+      { headers: { 'retry-after': String(error.retryAfterSeconds) } },
+    )
+  }
+}
+
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+export { countUsers, listUserNames, listUsers, userNamesByIds } from './users-repository.ts'

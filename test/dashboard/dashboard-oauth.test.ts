@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { recordAttempt } from '../../src/dashboard/dashboard-repository.ts'
 import { nowIso } from '../../src/lib/time.ts'
+import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { CookieJar, clientBasic, formBody, pathOf, pkcePair } from '../oauth/oauth-helpers.ts'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { recordAttempt } from '../../src/dashboard/dashboard-repository.ts'
 import { sha256Hex } from '../../src/lib/hash.ts'
 import { nowIso } from '../../src/lib/time.ts'
+import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { SessionClient } from './session-client.ts'

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkPasswordStrength } from '../../src/dashboard/password-strength.ts'
+import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { chromiumPath, launchChromium } from './browser.ts'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkPasswordStrength } from '../../src/dashboard/password-strength.ts'
+import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { SessionClient } from './session-client.ts'

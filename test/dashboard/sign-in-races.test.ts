@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { findAccountByEmail } from '../../src/accounts/accounts-repository.ts'
-import { recordAttempt } from '../../src/dashboard/dashboard-repository.ts'
 import { nowIso } from '../../src/lib/time.ts'
+import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { CookieJar, formBody, newClient, pathOf, pkcePair } from '../oauth/oauth-helpers.ts'
@@ -21,7 +21,7 @@ function tally(responses: LightMyRequestResponse[]): Record<number, number> {
 }
 
 /**
- * The guessing limits of src/dashboard/sign-in-limits.ts (10 wrong passwords per account since
+ * The guessing limits of src/sign-in/sign-in-limits.ts (10 wrong passwords per account since
  * its last success, 20 per client address per 15 minutes) must hold when the guesses arrive
  * all at once: every guess is counted before its password is checked.
  */

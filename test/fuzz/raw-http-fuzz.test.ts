@@ -61,7 +61,11 @@ function parseResponses(data: Buffer, methods: string[]): RawAnswer[] {
     }
     let bodyStart = headEnd + 4
     let body: Buffer = Buffer.alloc(0)
-    if (methods[out.length] === 'HEAD' || status < 200) {
+    // An answer to HEAD has no body, unless the server could not parse the request (a malformed
+    // request line or header): then it answers an unknown method, with a body, and closes.
+    const unparsed = data.subarray(bodyStart, bodyStart + 5).toString('latin1') !== 'HTTP/'
+    const answersHead = methods[out.length] === 'HEAD' && !(unparsed && headers.connection === 'close')
+    if (answersHead || status < 200) {
       // No body.
     } else if (headers['transfer-encoding']?.includes('chunked')) {
       const parts: Buffer[] = []

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import type { Scope } from '../../src/auth/scopes.ts'
+import type { Scope } from '../../src/access/scopes.ts'
 import { createClient } from '../../src/oauth/clients-service.ts'
 import type { TestApp } from '../helpers/app.ts'
 

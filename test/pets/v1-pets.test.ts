@@ -161,11 +161,16 @@ describeDb('v1 pets', () => {
     expect(res.json()).toMatchObject({ code: 'pet_not_found', status: 404 })
   })
 
-  it('answers 400 for a pet id that is not a positive integer', async () => {
-    for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
+  it('answers 400 for a pet id that is not an int64, 404 for one no pet can have (the one id rule)', async () => {
+    for (const id of ['abc', '1.5', '99999999999999999999']) {
       const res = await call({ method: 'GET', url: `/v1/pet/${id}` })
       expect(res.statusCode, id).toBe(400)
       expect(res.json().param).toBe('id')
+    }
+    for (const id of ['0', '-1']) {
+      const res = await call({ method: 'GET', url: `/v1/pet/${id}` })
+      expect(res.statusCode, id).toBe(404)
+      expect(res.json().code).toBe('pet_not_found')
     }
   })
 

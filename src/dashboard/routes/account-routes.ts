@@ -1,21 +1,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
-  findAccountByEmail,
+  createAccountWithPassword,
   findAccountById,
-  insertAccount,
   isEmail,
   normaliseEmail,
   setAccountPassword,
-} from '../../accounts/accounts-repository.ts'
+} from '../../accounts/accounts-service.ts'
+import { checkPasswordStrength } from '../../accounts/password-strength.ts'
 import { type PasswordParty, PasswordWorkBusyError } from '../../accounts/password-work.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
-import type { Db } from '../../db/schema.ts'
+import { attemptSignIn, busyText, countedGuess, minutesText } from '../../sign-in/sign-in.ts'
+import {
+  attemptNotChecked,
+  attemptSucceeded,
+  reserveSignUp,
+  type SignInLimits,
+} from '../../sign-in/sign-in-limits.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
-import { deleteAttempt, deleteOtherSessions, markAttemptSucceeded } from '../dashboard-repository.ts'
-import { checkPasswordStrength } from '../password-strength.ts'
-import { endSession, startSession } from '../sessions.ts'
-import { attemptSignIn, busyText, countedGuess, minutesText } from '../sign-in.ts'
-import { reserveSignUp, type SignInLimits } from '../sign-in-limits.ts'
+import { endOtherSessions, endSession, startSession } from '../sessions.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
 
 function userAgent(request: FastifyRequest): string | undefined {
@@ -33,17 +35,6 @@ async function hashOrBusy(password: string, party: PasswordParty): Promise<strin
 }
 
 /** A new account's id, or undefined when the email already has one. */
-async function createAccount(db: Db, email: string, passwordHash: string): Promise<string | undefined> {
-  if ((await findAccountByEmail(db, email)) !== undefined) return undefined
-  try {
-    return (await insertAccount(db, { email, passwordHash })).id
-  } catch (error) {
-    // The same email signed up twice at once: the unique index keeps one.
-    if ((await findAccountByEmail(db, email)) !== undefined) return undefined
-    throw error
-  }
-}
-
 function busyMessage(retryAfterSeconds: number): string {
   return `Too many passwords are being checked for you right now. Try again in ${busyText(retryAfterSeconds)}.`
 }
@@ -138,16 +129,16 @@ export function accountRoutes(limits: SignInLimits) {
       // as long (and draw on the same password work).
       const passwordHash = await hashOrBusy(password, { address: request.ip })
       if (passwordHash instanceof PasswordWorkBusyError) {
-        await deleteAttempt(db, reservation.seq)
+        await attemptNotChecked(db, reservation.seq)
         reply.header('retry-after', String(passwordHash.retryAfterSeconds))
         return again(429, busyMessage(passwordHash.retryAfterSeconds))
       }
       const landing = next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next
-      const accountId = await createAccount(db, email, passwordHash)
+      const accountId = await createAccountWithPassword(db, email, passwordHash)
       // An email that has an account gets the same answer as a new one, without a session: the
       // page it lands on asks to sign in. Nothing says the email is taken.
       if (accountId === undefined) return reply.redirect(landing, 303)
-      await markAttemptSucceeded(db, reservation.seq)
+      await attemptSucceeded(db, reservation.seq)
       await startSession(db, reply, accountId, userAgent(request))
       return reply.redirect(landing, 303)
     })
@@ -212,7 +203,7 @@ export function accountRoutes(limits: SignInLimits) {
         return again(429, busyMessage(passwordHash.retryAfterSeconds), 'new_password')
       }
       await setAccountPassword(db, session.accountId, passwordHash)
-      await deleteOtherSessions(db, session.accountId, session.idHash)
+      await endOtherSessions(db, session.accountId, session.idHash)
       return reply.redirect('/dashboard/account?notice=password_changed', 303)
     })
   }

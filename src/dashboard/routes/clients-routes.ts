@@ -1,20 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isScope, type Scope } from '../../auth/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
-import { randomBase62 } from '../../lib/ids.ts'
 import {
-  CLIENT_SECRET_PREFIX,
   ClientInputError,
   createClient,
   findClient,
   listClientsOfAccount,
-  providerSecret,
   removeClient,
+  rotateClientSecret,
   toClientInfo,
 } from '../../oauth/clients-service.ts'
+import { grantsOfAccount, revokeGrantOfAccount } from '../../oauth/grants-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
-import { csrfToken, field, fields, noticeFrom, sendPage, sessionOf } from '../context.ts'
-import { findGrantsOfAccount, setClientSecretHash } from '../dashboard-repository.ts'
+import { csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
 import {
   type ClientView,
   clientSecretPage,
@@ -46,7 +43,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
     }
 
     async function grantsOf(accountId: string): Promise<GrantView[]> {
-      const grants = await findGrantsOfAccount(db, accountId)
+      const grants = await grantsOfAccount(db, accountId)
       const names = new Map<string, string>()
       const views: GrantView[] = []
       for (const g of grants) {
@@ -95,7 +92,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
       const session = sessionOf(request)
       const name = field(request.body, 'name').trim().slice(0, 100)
       const redirectText = field(request.body, 'redirect_uris').slice(0, 10_000)
-      const scopes = [...new Set(fields(request.body, 'scopes').filter(isScope))] as Scope[]
+      const scopes = pickedScopes(request.body)
       const redirectUris = redirectText
         .split(/[\r\n]+/)
         .map((u) => u.trim())
@@ -155,8 +152,8 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
     app.post('/clients/:id/rotate', { preHandler: app.csrfProtection }, async (request, reply) => {
       const session = sessionOf(request)
       const client = await ownClient(request)
-      const secret = `${CLIENT_SECRET_PREFIX}${randomBase62(40)}`
-      await setClientSecretHash(db, session.accountId, client.client_id, providerSecret(secret))
+      const secret = await rotateClientSecret(db, session.accountId, client.client_id)
+      if (secret === undefined) throw new ApiError('not_found', 'There is no such OAuth app in your account.')
       return sendPage(
         reply,
         clientSecretPage({
@@ -183,18 +180,9 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
     app.post('/authorisations/:id/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
       const session = sessionOf(request)
       const { id } = request.params as { id: string }
-      const grant = (await findGrantsOfAccount(db, session.accountId)).find((g) => g.id === id)
-      if (grant === undefined || oauth === undefined) {
+      if (oauth === undefined || !(await revokeGrantOfAccount(db, oauth.provider, session.accountId, id))) {
         throw new ApiError('not_found', 'There is no such authorisation in your account.')
       }
-      // As the provider revokes a grant (lib/helpers/revoke.js): its tokens, then the grant.
-      const { provider } = oauth
-      await Promise.all([
-        provider.AccessToken.revokeByGrantId(id),
-        provider.RefreshToken.revokeByGrantId(id),
-        provider.AuthorizationCode.revokeByGrantId(id),
-      ])
-      await provider.Grant.adapter.destroy(id)
       return reply.redirect('/dashboard/clients?notice=grant_revoked', 303)
     })
   }

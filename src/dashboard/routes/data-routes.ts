@@ -1,18 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
-import { listApiKeys } from '../../keys/keys-repository.ts'
-import { toApiKeyInfo } from '../../keys/keys-service.ts'
+import { listApiKeys, toApiKeyInfo } from '../../keys/keys-service.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
-import { countPetsByStatus, findPet, listPets } from '../../pets/pets-repository.ts'
-import { findUser, listUsers } from '../../users/users-repository.ts'
-import { csrfToken, noticeFrom, query, sendPage, sessionOf } from '../context.ts'
 import {
   countPetsByOwners,
-  countUsers,
+  countPetsByStatus,
+  findPet,
+  listPets,
   listSpecies,
-  listUserNames,
-  userNamesByIds,
-} from '../dashboard-repository.ts'
+} from '../../pets/pets-service.ts'
+import { countUsers, findUser, listUserNames, listUsers, userNamesByIds } from '../../users/users-service.ts'
+import { csrfToken, noticeFrom, query, sendPage, sessionOf } from '../context.ts'
 import { overviewPage, petPage, petsPage, userPage, usersPage } from '../views/data-views.ts'
 import { baseUrlOf } from '../views/examples.ts'
 import { keyState } from '../views/keys-views.ts'

@@ -1,11 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ALL_SCOPES, isScope, type Scope } from '../../auth/scopes.ts'
+import { ALL_SCOPES, type Scope } from '../../access/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
-import { findApiKeyById, listApiKeys } from '../../keys/keys-repository.ts'
-import { type ApiKeyInfo, createApiKey, toApiKeyInfo } from '../../keys/keys-service.ts'
+import {
+  type ApiKeyInfo,
+  createApiKey,
+  expireApiKeyAt,
+  findApiKeyById,
+  listApiKeys,
+  toApiKeyInfo,
+} from '../../keys/keys-service.ts'
 import { nowIso } from '../../lib/time.ts'
-import { csrfToken, field, fields, noticeFrom, sendPage, sessionOf } from '../context.ts'
-import { expireApiKeyAt } from '../dashboard-repository.ts'
+import { csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
 import { baseUrlOf } from '../views/examples.ts'
 import {
   EXPIRY_CHOICES,
@@ -46,7 +51,7 @@ export async function keysRoutes(app: FastifyInstance): Promise<void> {
     const session = sessionOf(request)
     const name = field(request.body, 'name').trim().slice(0, 100)
     const expiry = field(request.body, 'expiry') || 'never'
-    const picked = fields(request.body, 'scopes').filter(isScope)
+    const picked = pickedScopes(request.body)
     const choice = EXPIRY_CHOICES.find((c) => c.value === expiry)
     const problem =
       choice === undefined
@@ -69,7 +74,7 @@ export async function keysRoutes(app: FastifyInstance): Promise<void> {
       )
     }
     // Every scope ticked means an unrestricted key (it will also get scopes added later).
-    const scopes: Scope[] | null = ALL_SCOPES.every((s) => picked.includes(s)) ? null : [...new Set(picked)]
+    const scopes: Scope[] | null = ALL_SCOPES.every((s) => picked.includes(s)) ? null : picked
     const days = choice?.days ?? null
     const { apiKey, info } = await createApiKey(db, {
       accountId: session.accountId,

@@ -1,6 +1,7 @@
-import { type Html, html } from '../html.ts'
-import { MIN_PASSWORD_LENGTH } from '../password-strength.ts'
-import { appPage, authPage, csrfField, type Notice, when } from './layout.ts'
+import { MIN_PASSWORD_LENGTH } from '../../accounts/password-strength.ts'
+import { type Html, html } from '../../web/html.ts'
+import { authPage, csrfField, type Notice } from '../../web/layout.ts'
+import { appPage, when } from './layout.ts'
 
 function passwordInput(
   id: string,

@@ -1,9 +1,10 @@
-import { ALL_SCOPES, SCOPES, type Scope } from '../../auth/scopes.ts'
-import { type Html, html } from '../html.ts'
+import type { Scope } from '../../access/scopes.ts'
+import { type Html, html } from '../../web/html.ts'
+import { icon } from '../../web/icons.ts'
+import { csrfField, type Notice } from '../../web/layout.ts'
 import { codeBlock } from './examples.ts'
-import { icon } from './icons.ts'
-import { scopeBadges } from './keys-views.ts'
-import { appPage, csrfField, type Notice, when } from './layout.ts'
+import { appPage, when } from './layout.ts'
+import { scopeBadges, scopeCheckboxes } from './scopes.ts'
 
 /** What the client pages show of a client (never its secret hash). */
 export interface ClientView {
@@ -31,7 +32,6 @@ export interface ClientFormValues {
 }
 
 function createForm(csrf: string, values: ClientFormValues | undefined): Html {
-  const chosen = new Set(values?.scopes ?? ALL_SCOPES)
   return html`<section class="card" aria-labelledby="create-h">
   <h2 id="create-h">Register an OAuth app</h2>
   <p class="lead">Apps call the v2 API with short-lived access tokens instead of a secret key. A server-side app uses the client credentials grant; an app that acts for other account holders sends them through <code>/oauth/authorize</code> (authorization code with PKCE).</p>
@@ -47,15 +47,7 @@ function createForm(csrf: string, values: ClientFormValues | undefined): Html {
       <textarea id="redirect-uris" name="redirect_uris" rows="3" placeholder="https://app.example.com/callback" aria-describedby="redirect-hint">${values?.redirectUris ?? ''}</textarea>
       <p class="hint" id="redirect-hint">One per line; https, or http on localhost. Leave empty for client credentials only.</p>
     </div>
-    <fieldset>
-      <legend>Scopes the app may ask for</legend>
-      <div class="checks">
-        ${ALL_SCOPES.map(
-          (s) =>
-            html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${chosen.has(s) ? html` checked` : ''}><span><span class="mono">${s}</span><small>${SCOPES[s]}</small></span></label>`,
-        )}
-      </div>
-    </fieldset>
+    ${scopeCheckboxes({ legend: 'Scopes the app may ask for', chosen: values?.scopes })}
     <div class="actions"><button class="btn" type="submit">${icon('plus')}Create app</button></div>
   </form>
 </section>`

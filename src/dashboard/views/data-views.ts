@@ -2,10 +2,11 @@ import type { Pet } from '../../pets/pet.ts'
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
 import type { User } from '../../users/user.ts'
-import { type Html, html } from '../html.ts'
+import { type Html, html } from '../../web/html.ts'
+import { icon } from '../../web/icons.ts'
+import type { Notice } from '../../web/layout.ts'
 import { examples } from './examples.ts'
-import { icon } from './icons.ts'
-import { appPage, type Notice, when } from './layout.ts'
+import { appPage, when } from './layout.ts'
 
 interface Common {
   csrf: string

@@ -1,4 +1,4 @@
-import { type Html, html } from '../html.ts'
+import { type Html, html } from '../../web/html.ts'
 
 /**
  * Copy-paste examples for the Getting started panel and the new-key page, filled with the

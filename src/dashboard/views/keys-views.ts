@@ -1,9 +1,11 @@
-import { ALL_SCOPES, SCOPES, type Scope } from '../../auth/scopes.ts'
+import type { Scope } from '../../access/scopes.ts'
 import type { ApiKeyInfo } from '../../keys/keys-service.ts'
-import { type Html, html } from '../html.ts'
+import { type Html, html } from '../../web/html.ts'
+import { icon } from '../../web/icons.ts'
+import { csrfField, type Notice } from '../../web/layout.ts'
 import { examples } from './examples.ts'
-import { icon } from './icons.ts'
-import { appPage, csrfField, type Notice, when } from './layout.ts'
+import { appPage, when } from './layout.ts'
+import { scopeBadges, scopeCheckboxes } from './scopes.ts'
 
 export const EXPIRY_CHOICES: { value: string; label: string; days: number | null }[] = [
   { value: 'never', label: 'Never', days: null },
@@ -30,11 +32,6 @@ export function keyState(key: ApiKeyInfo, now = Date.now()): KeyState {
   return 'active'
 }
 
-export function scopeBadges(scopes: readonly Scope[] | null): Html {
-  if (scopes === null) return html`<span class="badge">Full access</span>`
-  return html`<span class="badges">${scopes.map((s) => html`<span class="badge scope" title="${SCOPES[s]}">${s}</span>`)}</span>`
-}
-
 function stateBadge(key: ApiKeyInfo): Html {
   const state = keyState(key)
   const label = { active: 'Active', expiring: 'Expires', expired: 'Expired', revoked: 'Revoked' }[state]
@@ -49,7 +46,6 @@ export interface KeyFormValues {
 }
 
 function createForm(csrf: string, values: KeyFormValues | undefined): Html {
-  const chosen = new Set(values?.scopes ?? ALL_SCOPES)
   return html`<section class="card" aria-labelledby="create-h">
   <h2 id="create-h">Create a secret key</h2>
   <p class="lead">Keys authenticate your server's calls to the API. Give each integration its own key, so you can revoke one without touching the others.</p>
@@ -69,16 +65,11 @@ function createForm(csrf: string, values: KeyFormValues | undefined): Html {
         <p class="hint" id="expiry-hint">After that the API refuses the key.</p>
       </div>
     </div>
-    <fieldset>
-      <legend>Permissions</legend>
-      <p class="hint">Untick what this key should not do. All ticked means full access.</p>
-      <div class="checks">
-        ${ALL_SCOPES.map(
-          (s) =>
-            html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${chosen.has(s) ? html` checked` : ''}><span><span class="mono">${s}</span><small>${SCOPES[s]}</small></span></label>`,
-        )}
-      </div>
-    </fieldset>
+    ${scopeCheckboxes({
+      legend: 'Permissions',
+      hint: 'Untick what this key should not do. All ticked means full access.',
+      chosen: values?.scopes,
+    })}
     <div class="actions"><button class="btn" type="submit">${icon('plus')}Create key</button></div>
   </form>
 </section>`

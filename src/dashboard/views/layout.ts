@@ -1,19 +1,6 @@
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { ASSETS_DIR } from '../assets-dir.ts'
-import { type Html, html, type Renderable } from '../html.ts'
-import { type IconName, icon, LOGO } from './icons.ts'
-
-/** Where the dashboard's own files are served (see dashboard-plugin.ts). */
-export const ASSETS = '/dashboard/assets'
-
-// A fingerprint of the stylesheet and script in their URLs: browsers may cache them for an hour,
-// and a new release still reaches them at once.
-const ASSET_VERSION = createHash('sha256')
-  .update(readFileSync(new URL('dashboard.css', ASSETS_DIR)))
-  .update(readFileSync(new URL('dashboard.js', ASSETS_DIR)))
-  .digest('hex')
-  .slice(0, 10)
+import { type Html, html, type Renderable } from '../../web/html.ts'
+import { type IconName, icon, LOGO } from '../../web/icons.ts'
+import { csrfField, head, type Notice, noticeBlock } from '../../web/layout.ts'
 
 export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'account'
 
@@ -25,32 +12,6 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'users', href: '/dashboard/users', label: 'Users', icon: 'users' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
-
-export interface Notice {
-  kind: 'success' | 'error' | 'warning' | 'info'
-  text: Renderable
-}
-
-function head(title: string): Html {
-  return html`<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title} · Pet Service</title>
-<link rel="icon" href="${ASSETS}/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="${ASSETS}/dashboard.css?v=${ASSET_VERSION}">
-<script src="${ASSETS}/dashboard.js?v=${ASSET_VERSION}" defer></script>`
-}
-
-export function noticeBlock(notice: Notice | undefined): Html {
-  if (notice === undefined) return html``
-  const which: IconName = notice.kind === 'success' ? 'check' : notice.kind === 'info' ? 'info' : 'alert'
-  const role = notice.kind === 'error' ? 'alert' : 'status'
-  return html`<div class="notice ${notice.kind}" role="${role}">${icon(which)}<div><p>${notice.text}</p></div></div>`
-}
-
-export function csrfField(token: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${token}">`
-}
 
 export interface AppPage {
   title: string
@@ -104,37 +65,6 @@ export function appPage(page: AppPage): string {
   ${page.body}
 </main>
 </div>
-</body>
-</html>`.value
-}
-
-export interface AuthPage {
-  title: string
-  lead?: Renderable
-  notice?: Notice | undefined
-  body: Html
-  foot?: Html
-}
-
-/**
- * A single centred card: sign-in, sign-up, errors, and (exported for src/oauth) the OAuth
- * sign-in and consent pages, so they wear the dashboard's look.
- */
-export function authPage(page: AuthPage): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>${head(page.title)}</head>
-<body class="auth">
-<main id="main" class="auth-box">
-  <a class="brand" href="/dashboard">${LOGO}<span>Pet Service</span></a>
-  <div class="card">
-    <h1>${page.title}</h1>
-    ${page.lead === undefined ? '' : html`<p class="lead">${page.lead}</p>`}
-    ${noticeBlock(page.notice)}
-    ${page.body}
-  </div>
-  ${page.foot === undefined ? '' : html`<p class="auth-foot">${page.foot}</p>`}
-</main>
 </body>
 </html>`.value
 }

@@ -331,7 +331,7 @@ export interface paths {
     put: operations['updatePet']
     /**
      * Add a new pet to the store
-     * @description Answers 200 with the pet as stored (the Petstore declares 200). Its `id` is assigned.
+     * @description Answers 200 with the pet as stored (the Petstore declares 200). Its `id` is assigned. Takes `Idempotency-Key`.
      */
     post: operations['addPet']
     delete?: never
@@ -476,7 +476,7 @@ export interface paths {
     put?: never
     /**
      * Create user
-     * @description Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown.
+     * @description Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown. Takes `Idempotency-Key`.
      */
     post: operations['createUserV2']
     delete?: never
@@ -1295,6 +1295,7 @@ export interface operations {
     parameters: {
       query?: never
       header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
         'idempotency-key'?: string
       }
       path?: never
@@ -2725,7 +2726,10 @@ export interface operations {
   addPet: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
       path?: never
       cookie?: never
     }
@@ -2800,6 +2804,15 @@ export interface operations {
       }
       /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
       403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
         headers: {
           [name: string]: unknown
         }
@@ -3443,7 +3456,10 @@ export interface operations {
   createUserV2: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
       path?: never
       cookie?: never
     }
@@ -3501,6 +3517,15 @@ export interface operations {
       }
       /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
       403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
         headers: {
           [name: string]: unknown
         }

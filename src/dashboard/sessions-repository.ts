@@ -1,0 +1,43 @@
+import type { Selectable } from 'kysely'
+import type { DashboardSessionsTable, Db } from '../db/schema.ts'
+
+/** The dashboard_sessions table: one row per signed-in browser (sessions.ts says what is kept). */
+
+export type SessionRow = Selectable<DashboardSessionsTable>
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db.insertInto('dashboard_sessions').values(row).execute()
+}
+
+/** The session with this id hash and its account's email, if it has not expired at `now`. */
+export async function findLiveSession(
+  db: Db,
+  idHash: string,
+  now: string,
+): Promise<(SessionRow & { email: string }) | undefined> {
+  return db
+    .selectFrom('dashboard_sessions')
+    .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
+    .selectAll('dashboard_sessions')
+    .select('accounts.email')
+    .where('dashboard_sessions.id_hash', '=', idHash)
+    .where('dashboard_sessions.expires_at', '>', now)
+    .executeTakeFirst()
+}
+
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute()
+}
+
+/** Ends every session of the account except `keepIdHash` (after a password change). */
+export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<void> {
+  await db
+    .deleteFrom('dashboard_sessions')
+    .where('account_id', '=', accountId)
+    .where('id_hash', '!=', keepIdHash)
+    .execute()
+}
+
+export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute()
+}

@@ -1,0 +1,197 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
+import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
+import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import type { PetFields } from '../../pets/pet.ts'
+import { toPetV1 } from '../../pets/pet-views.ts'
+import { createPet, deletePet, getPet, listPets, petNotFound, updatePet } from '../../pets/pets-service.ts'
+import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
+import { parseId } from '../v2/int64.ts'
+import {
+  CreatePetBody,
+  ListPetsQuery,
+  PetIdParams,
+  PetListSchema,
+  PetV1Schema,
+  UpdatePetBody,
+} from './pet-schemas.ts'
+
+const tags = ['v1-pet']
+
+/**
+ * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/v2/int64.ts),
+ * read before validation coerces it: 400 unless digits within int64, 404 for one no pet can have.
+ */
+async function checkIdParam(request: FastifyRequest): Promise<void> {
+  parseId((request.params as { id?: unknown }).id, 'id', petNotFound)
+}
+const security = API_KEY_SECURITY
+
+function fieldsFromV1(body: Static<typeof UpdatePetBody>): PetFields {
+  const fields: PetFields = {}
+  if (body.name !== undefined) fields.name = body.name
+  if (body.owner_id !== undefined) fields.ownerId = emptyToNull(body.owner_id)
+  if (body.species !== undefined) fields.species = emptyToNull(body.species)
+  if (body.breed !== undefined) fields.breed = emptyToNull(body.breed)
+  if (body.status !== undefined) fields.status = body.status
+  return fields
+}
+
+const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({ description: 'ETag of the version this change is based on (412 if stale).' }),
+  ),
+})
+
+export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { db } = app.deps
+
+  app.post(
+    '/pet',
+    {
+      config: { scope: 'write:pets' },
+      schema: {
+        operationId: 'createPet',
+        summary: 'Create a pet',
+        description:
+          'Takes form fields (`-d name=Rex`) or a JSON object. Answers 201 with the pet and its `Location`.',
+        tags,
+        security,
+        headers: IdempotencyHeaders,
+        body: CreatePetBody,
+        response: { 201: PetV1Schema, ...problemResponses(409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = request.principal!
+      return createOnce(db, request, reply, '/v1/pet', async (trx) => {
+        const pet = await createPet(trx, accountId, {
+          ...fieldsFromV1(request.body),
+          name: request.body.name,
+        })
+        return {
+          status: 201,
+          headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },
+          body: toPetV1(pet),
+        }
+      })
+    },
+  )
+
+  app.get(
+    '/pet/:id',
+    {
+      config: { scope: 'read:pets' },
+      preValidation: checkIdParam,
+      schema: {
+        operationId: 'getPet',
+        summary: 'Get a pet',
+        tags,
+        security,
+        params: PetIdParams,
+        response: { 200: PetV1Schema, ...problemResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const pet = await getPet(db, request.principal!.accountId, request.params.id)
+      reply.header('etag', etagFor(pet.version))
+      return toPetV1(pet)
+    },
+  )
+
+  app.patch(
+    '/pet/:id',
+    {
+      config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
+      schema: {
+        operationId: 'updatePetV1',
+        summary: 'Update some fields of a pet',
+        description:
+          'Only the fields sent change. An empty value (or null) clears owner_id, species or breed.',
+        tags,
+        security,
+        params: PetIdParams,
+        headers: IfMatchHeaders,
+        body: UpdatePetBody,
+        response: { 200: PetV1Schema, ...problemResponses(404, 409, 412, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const ifMatch = parseIfMatch(request.headers['if-match'])
+      const pet = await db
+        .transaction()
+        .execute((trx) =>
+          updatePet(
+            trx,
+            request.principal!.accountId,
+            request.params.id,
+            fieldsFromV1(request.body),
+            ifMatch,
+          ),
+        )
+      reply.header('etag', etagFor(pet.version))
+      return toPetV1(pet)
+    },
+  )
+
+  app.delete(
+    '/pet/:id',
+    {
+      config: { scope: 'write:pets' },
+      preValidation: checkIdParam,
+      schema: {
+        operationId: 'deletePetV1',
+        summary: 'Delete a pet',
+        tags,
+        security,
+        params: PetIdParams,
+        headers: IfMatchHeaders,
+        response: {
+          200: Type.Object({ id: Type.Integer(), object: Type.Literal('pet'), deleted: Type.Literal(true) }),
+          ...problemResponses(404, 412),
+        },
+      },
+    },
+    async (request) => {
+      const ifMatch = parseIfMatch(request.headers['if-match'])
+      const pet = await db
+        .transaction()
+        .execute((trx) => deletePet(trx, request.principal!.accountId, request.params.id, ifMatch))
+      return { id: pet.id, object: 'pet' as const, deleted: true as const }
+    },
+  )
+
+  app.get(
+    '/pet',
+    {
+      config: { scope: 'read:pets' },
+      schema: {
+        operationId: 'listPets',
+        summary: 'List pets, newest first',
+        description:
+          'Keyset pagination: pass the last id of a page as `starting_after` for the next one; the cost of a page does not grow with depth.',
+        tags,
+        security,
+        querystring: ListPetsQuery,
+        response: { 200: PetListSchema, ...problemResponses() },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      assertOneCursor(q.starting_after, q.ending_before)
+      const page = await listPets(db, request.principal!.accountId, {
+        limit: q.limit,
+        ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
+        ...(q.ending_before === undefined ? {} : { endingBefore: q.ending_before }),
+        ...(q.status === undefined ? {} : { status: [q.status] }),
+        ...(q.species === undefined ? {} : { species: q.species }),
+        ...(q.owner_id === undefined ? {} : { ownerId: q.owner_id }),
+      })
+      return { object: 'list' as const, data: page.pets.map(toPetV1), has_more: page.hasMore, url: '/v1/pet' }
+    },
+  )
+}

@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox'
+import { LIMITS, Nullable, Text } from '../../schemas/common.ts'
+
+export const UserV1Schema = Type.Object(
+  {
+    id: Type.String({ examples: ['usr_4fQk2T9ZpLm0aB7cD1eF'] }),
+    object: Type.Literal('user'),
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    version: Type.Integer(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { description: 'A pet owner in your account.' },
+)
+
+const Email = Type.String({
+  maxLength: LIMITS.shortText,
+  description: 'Contact email; empty or null clears it.',
+})
+const Phone = Type.String({ maxLength: 40, description: 'Contact phone number; empty or null clears it.' })
+
+export const CreateUserBody = Type.Object(
+  {
+    name: Text('Full name (required).'),
+    email: Type.Optional(Nullable(Email)),
+    phone: Type.Optional(Nullable(Phone)),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateUserBody = Type.Object(
+  {
+    name: Type.Optional(Text('New name.')),
+    email: Type.Optional(Nullable(Email)),
+    phone: Type.Optional(Nullable(Phone)),
+  },
+  { additionalProperties: false },
+)
+
+export const UserIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'The user id (usr_…).' }),
+})
+
+export const ListUsersQuery = Type.Object(
+  {
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: LIMITS.pageSize,
+      default: 10,
+      description: 'Page size, 1–100.',
+    }),
+    starting_after: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Last user id of the previous page.' }),
+    ),
+    ending_before: Type.Optional(
+      Type.String({ maxLength: 64, description: 'First user id of the current page.' }),
+    ),
+    email: Type.Optional(Type.String({ maxLength: LIMITS.shortText })),
+  },
+  { additionalProperties: false },
+)
+
+export const UserListSchema = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(UserV1Schema),
+  has_more: Type.Boolean(),
+  url: Type.String(),
+})

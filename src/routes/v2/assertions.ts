@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../../errors/api-error.ts'
+import { validationException } from '../../errors/error-handler.ts'
+import { quoteHeaderValue } from '../../errors/redact.ts'
+
+/**
+ * The checks every Petstore operation shares. Its routes take `attachValidation`, so that the
+ * Petstore's own answers (400 "Invalid ID supplied" before 422) come first; these turn what
+ * validation found into the Petstore's answers.
+ */
+
+/** 422 "Validation exception" listing every field at fault (the Petstore's PUT/POST contract). */
+export function assertValid(request: FastifyRequest): void {
+  const validation = (
+    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
+  )?.validation
+  if (validation !== undefined) throw validationException(validation)
+}
+
+/** 415 unless the body is JSON (the Petstore's pet and user bodies are). */
+export function assertJson(request: FastifyRequest, what: string): void {
+  const type = request.headers['content-type'] ?? ''
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type ${quoteHeaderValue(type)} is not accepted here; send the ${what} as application/json.`,
+    )
+  }
+}
+
+/** The values of a repeated and/or comma-separated parameter; 400 past `limit` values. */
+export function splitList(values: string[], param: string, limit: number): string[] {
+  const list = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+  if (list.length > limit) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid query parameter \`${param}\`: send at most ${limit} values (${list.length} were sent).`,
+      { param },
+    )
+  }
+  return list
+}

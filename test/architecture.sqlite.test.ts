@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { checkArchitecture, findViolations } from '../scripts/check-architecture.ts'
+
+const fixtures: string[] = []
+afterEach(() => {
+  for (const dir of fixtures.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Writes a throwaway `src/` tree: `{ 'pets/pet.ts': "import '../users/user.ts'" }`. */
+function sourceTree(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'architecture-'))
+  fixtures.push(root)
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+    writeFileSync(path.join(root, file), `${text}\n`)
+  }
+  return root
+}
+
+describe('the architecture check', () => {
+  it('reports a folder-level import cycle and an import from a lower layer into a higher one', () => {
+    const root = sourceTree({
+      'pets/pets-service.ts': "import { countPets } from '../users/users-service.ts'",
+      'users/users-service.ts': "export { listPets } from '../pets/pets-service.ts'",
+      'lib/optimistic.ts': "import type { Reply } from '../routes/v1/pets.ts'",
+      'routes/v1/pets.ts': "import { petsService } from '../../pets/pets-service.ts'",
+    })
+    expect(findViolations(root)).toEqual([
+      'cycle: pets, users',
+      'upward: src/lib/optimistic.ts -> src/routes/v1/pets.ts',
+    ])
+  })
+
+  it('reports a long route file and a repository reached from another feature', () => {
+    const root = sourceTree({
+      'routes/v2/pets.ts': `${"import '../../pets/pets-repository.ts'\n".repeat(300)}export {}`,
+      'pets/pets-repository.ts': 'export const table = 1',
+      'pets/pets-service.ts': "import { table } from './pets-repository.ts'",
+    })
+    expect(findViolations(root)).toEqual([
+      'repository: src/routes/v2/pets.ts -> src/pets/pets-repository.ts',
+      'route-size: src/routes/v2/pets.ts (301 lines)',
+    ])
+  })
+
+  it('fails on a violation the known list does not name, and on a listed one that is gone', () => {
+    const root = sourceTree({
+      'http/etag.ts': "import '../lib/time.ts'",
+      'lib/time.ts': "import '../http/etag.ts'",
+    })
+    const report = checkArchitecture(root, ['upward: src/lib/ids.ts -> src/http/etag.ts'])
+    expect(report.unexpected).toEqual(['cycle: http, lib'])
+    expect(report.stale).toEqual(['upward: src/lib/ids.ts -> src/http/etag.ts'])
+  })
+
+  it('passes on the real source tree with only the listed violations', () => {
+    const report = checkArchitecture(path.join(import.meta.dirname, '../src'))
+    expect({ unexpected: report.unexpected, stale: report.stale }).toEqual({ unexpected: [], stale: [] })
+  })
+})
