@@ -86,7 +86,15 @@ describeDb('admin CLI: pet-service clients', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({
       redirect_uris: ['https://app.example.com/cb'],
       grant_types: ['client_credentials', 'authorization_code', 'refresh_token'],
-      scopes: ['read:pets', 'write:pets', 'read:users', 'write:users', 'read:events'],
+      scopes: [
+        'read:pets',
+        'write:pets',
+        'read:users',
+        'write:users',
+        'read:events',
+        'read:webhooks',
+        'write:webhooks',
+      ],
     })
     const badScope = await runPetService(
       ['clients', 'create', '--account', 'web@example.com', '--scope', 'admin'],

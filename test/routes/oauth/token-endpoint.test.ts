@@ -152,7 +152,15 @@ describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
       jwks_uri: 'http://localhost:8080/oauth/jwks',
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
-      scopes_supported: ['read:pets', 'write:pets', 'read:users', 'write:users', 'read:events'],
+      scopes_supported: [
+        'read:pets',
+        'write:pets',
+        'read:users',
+        'write:users',
+        'read:events',
+        'read:webhooks',
+        'write:webhooks',
+      ],
     })
     expect(metadata.grant_types_supported).toEqual(
       expect.arrayContaining(['authorization_code', 'client_credentials', 'refresh_token']),
