@@ -8,6 +8,7 @@ import { openForCommand } from './cli-database.ts'
 import { type CliIo, processIo, UsageError } from './cli-io.ts'
 import { addClientsCommands } from './clients-command.ts'
 import { addKeysCommands } from './keys-command.ts'
+import { addWebhooksCommands } from './webhooks-command.ts'
 
 const FOOTER = `
 Every command uses DATABASE_URL (default sqlite:./data/pet-service.db, relative to the current
@@ -66,6 +67,7 @@ function program(io: CliIo, state: { running: boolean }): Command {
   addAccountsCommands(cli, io, withDb)
   addKeysCommands(cli, io, withDb, port)
   addClientsCommands(cli, io, withDb, port)
+  addWebhooksCommands(cli, io, withDb, configOf)
   cli
     .command('backup')
     .description('a consistent online copy of the SQLite database (PostgreSQL: use pg_dump)')
