@@ -84,6 +84,13 @@ const NOTICES: Record<string, Notice> = {
   },
   client_deleted: { kind: 'success', text: 'The OAuth app was deleted and its tokens stop working.' },
   grant_revoked: { kind: 'success', text: 'Access was revoked; the app must ask you again.' },
+  webhook_test_sent: {
+    kind: 'success',
+    text: 'A webhook.test event is on its way to this endpoint; its attempt appears in the delivery log.',
+  },
+  webhook_resent: { kind: 'success', text: 'The event is queued for this endpoint again.' },
+  webhook_disabled: { kind: 'success', text: 'The endpoint is disabled: no events are sent to it.' },
+  webhook_enabled: { kind: 'success', text: 'The endpoint is enabled: events are sent to it again.' },
 }
 
 export function noticeFrom(request: FastifyRequest): Notice | undefined {

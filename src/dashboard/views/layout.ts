@@ -2,7 +2,7 @@ import { type Html, html, type Renderable } from '../../web/html.ts'
 import { type IconName, icon, LOGO } from '../../web/icons.ts'
 import { csrfField, head, type Notice, noticeBlock } from '../../web/layout.ts'
 
-export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'events' | 'account'
+export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'events' | 'webhooks' | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'overview', href: '/dashboard', label: 'Overview', icon: 'home' },
@@ -11,6 +11,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'pets', href: '/dashboard/pets', label: 'Pets', icon: 'paw' },
   { key: 'users', href: '/dashboard/users', label: 'Users', icon: 'users' },
   { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
+  { key: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', icon: 'apps' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
 
