@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWebhookWorker } from '../../src/webhooks/webhook-worker-start.ts'
 import { endpointFailed } from '../../src/webhooks/webhooks-repository.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
 import { startReceiver } from '../webhooks/receiver.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from './browser.ts'
 
 /**
  * The dashboard's Webhooks pages in headless Chromium, with the delivery worker running and a
