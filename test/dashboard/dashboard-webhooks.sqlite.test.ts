@@ -27,7 +27,8 @@ suite(`dashboard webhooks in headless Chromium${executablePath === undefined ? '
   beforeAll(async () => {
     if (executablePath === undefined)
       throw new Error('chromium is not installed (apt-get install -y chromium)')
-    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
+    // The worker adds an onResponse hook, so it starts before the app is ready.
+    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' }, { ready: false })
     worker = startWebhookWorker(t.app, t.database)
     receiver = await startReceiver()
     base = await t.app.listen({ port: 0, host: '127.0.0.1' })
