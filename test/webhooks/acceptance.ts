@@ -115,20 +115,14 @@ export async function expectEveryEventOnceInOrder(
     .where('account_id', '=', accountId)
     .orderBy('seq')
     .execute()
-  const wanted = new Set(events.map((e) => e.id))
-  const deadline = Date.now() + timeoutMs
-  const arrived = () => new Set(receiver.received.map((r) => String(r.headers['webhook-id'])))
-  while ([...wanted].some((id) => !arrived().has(id))) {
-    if (Date.now() > deadline) {
-      const missing = [...wanted].filter((id) => !arrived().has(id))
-      throw new Error(
-        `${missing.length} of ${wanted.size} events never arrived, e.g. ${missing.slice(0, 3).join(', ')}`,
-      )
-    }
-    await sleep(100)
-  }
+  await waitForEvery(
+    events.map((e) => e.id),
+    receiver,
+    timeoutMs,
+  )
   // Nothing but the account's events.
-  expect([...arrived()].filter((id) => !wanted.has(id))).toEqual([])
+  const wanted = new Set(events.map((e) => e.id))
+  expect([...receiver.ids].filter((id) => !wanted.has(id))).toEqual([])
   // Per object, first arrivals in seq order.
   const seqOf = new Map(events.map((e) => [e.id, e.seq]))
   const lastSeq = new Map<string, number>()
@@ -145,4 +139,30 @@ export async function expectEveryEventOnceInOrder(
   }
   expect(outOfOrder).toEqual([])
   return { events: events.length, received: receiver.received.length }
+}
+
+/**
+ * Waits until the receiver has had a request for each of `wanted` (webhook-ids), or throws
+ * naming the missing ones at `timeoutMs`. The receiver runs in this process: each look costs
+ * O(events still missing), so the loop stays free to answer deliveries while it waits (a look
+ * that rebuilt the set of arrivals per wanted id blocked it for seconds, long enough for the
+ * sender's timeout to fail deliveries the receiver had in hand).
+ */
+export async function waitForEvery(
+  wanted: readonly string[],
+  receiver: Pick<Awaited<ReturnType<typeof startReceiver>>, 'ids'>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let missing = [...wanted]
+  for (;;) {
+    missing = missing.filter((id) => !receiver.ids.has(id))
+    if (missing.length === 0) return
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${missing.length} of ${wanted.length} events never arrived, e.g. ${missing.slice(0, 3).join(', ')}`,
+      )
+    }
+    await sleep(100)
+  }
 }

@@ -16,6 +16,8 @@ export type Answer = number | 'hang'
  */
 export async function startReceiver(answer: (received: Received, n: number) => Answer = () => 200) {
   const received: Received[] = []
+  /** The webhook-ids received so far, kept as they come: a waiter asks "has X arrived?" in O(1). */
+  const ids = new Set<string>()
   const open = new Map<string, number>()
   const hanging = new Set<ServerResponse>()
   let concurrentDuplicates = 0
@@ -29,6 +31,7 @@ export async function startReceiver(answer: (received: Received, n: number) => A
       if (already > 0) concurrentDuplicates++
       open.set(id, already + 1)
       received.push(entry)
+      ids.add(id)
       const reply = answer(entry, received.length)
       const done = () => open.set(id, (open.get(id) ?? 1) - 1)
       if (reply === 'hang') {
@@ -46,6 +49,7 @@ export async function startReceiver(answer: (received: Received, n: number) => A
     port,
     url: `http://127.0.0.1:${port}/hook`,
     received,
+    ids,
     concurrentDuplicates: () => concurrentDuplicates,
     async close() {
       for (const res of hanging) res.destroy()
