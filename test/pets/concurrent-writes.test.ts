@@ -14,7 +14,9 @@ describeDb('concurrent writes without If-Match', () => {
   let calls: ReturnType<typeof withKey>[]
 
   beforeAll(async () => {
-    t = await createTestApp()
+    // Contended writes on a loaded CI machine can outlast the default 5 s database waits; the
+    // lost-update rules are under test here, not the timeouts.
+    t = await createTestApp({ DB_CONNECT_TIMEOUT_SECONDS: '30', DB_LOCK_TIMEOUT_SECONDS: '30' })
     const { apiKey } = await t.newAccount()
     call = withKey(t.app, apiKey)
     for (let i = 0; DIALECT === 'postgres' && i < 3; i++) {
