@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox'
 import type { Selectable } from 'kysely'
 import type { EventsTable } from '../db/schema.ts'
+import type { EventV1Schema } from './event-schemas.ts'
 
 /** Every event type the service records; `*.updated` events carry `previous_attributes`. */
 export const EVENT_TYPES = [
@@ -16,13 +18,7 @@ export type EventType = (typeof EVENT_TYPES)[number]
 export type EventRow = Selectable<EventsTable>
 
 /** An event as v1 shows it: the events API, the stream's `data:` and the webhook payload. */
-export interface EventV1 {
-  id: string
-  object: 'event'
-  type: string
-  created_at: string
-  data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> }
-}
+export type EventV1 = Static<typeof EventV1Schema>
 
 /**
  * The v1 shape of a stored event. `data` is the object as v1 showed it when the change was

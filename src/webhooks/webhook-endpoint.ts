@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox'
 import type { Selectable } from 'kysely'
 import type { WebhookAttemptsTable, WebhookEndpointsTable } from '../db/schema.ts'
+import type { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook-schemas.ts'
 
 /** Event types an endpoint may subscribe to (`webhook.test` is sent on request, never subscribed). */
 export const SUBSCRIBABLE_EVENT_TYPES = [
@@ -17,19 +19,8 @@ export const TEST_EVENT_TYPE = 'webhook.test'
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type AttemptRow = Selectable<WebhookAttemptsTable>
 
-export interface WebhookEndpointV1 {
-  id: string
-  object: 'webhook_endpoint'
-  url: string
-  enabled_events: string[]
-  description: string | null
-  status: 'enabled' | 'disabled'
-  disabled_reason: string | null
-  created_at: string
-  updated_at: string
-  /** Only in the answers of create and rotate_secret. */
-  secret?: string
-}
+/** The endpoint as v1 shows it: the route schema is the one description of its shape. */
+export type WebhookEndpointV1 = Static<typeof WebhookEndpointSchema>
 
 export function toEndpointV1(row: EndpointRow): WebhookEndpointV1 {
   return {
@@ -45,21 +36,8 @@ export function toEndpointV1(row: EndpointRow): WebhookEndpointV1 {
   }
 }
 
-export interface WebhookDeliveryV1 {
-  id: string
-  object: 'webhook_delivery'
-  endpoint_id: string
-  event_id: string
-  event_type: string
-  attempt: number
-  status: 'pending' | 'succeeded' | 'failed' | 'retrying'
-  attempted_at: string
-  response_status: number | null
-  latency_ms: number | null
-  response_body_excerpt: string | null
-  error: string | null
-  next_attempt_at: string | null
-}
+/** One delivery attempt as v1 shows it (the route schema's type). */
+export type WebhookDeliveryV1 = Static<typeof WebhookDeliverySchema>
 
 export function toDeliveryV1(row: AttemptRow): WebhookDeliveryV1 {
   return {
