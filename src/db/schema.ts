@@ -23,6 +23,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   webhook_cursors: WebhookCursorsTable
+  account_sequences: AccountSequencesTable
 }
 
 export interface AccountsTable {
@@ -88,6 +89,15 @@ export interface PetsTable {
   version: number
   created_at: string
   updated_at: string
+}
+
+/** Per-account id counters (src/db/account-ids.ts). */
+export interface AccountSequencesTable {
+  account_id: string
+  /** The kind of record: a key of ID_KINDS (`pet`, …). */
+  kind: string
+  /** The first id no process has reserved yet. */
+  next_id: number
 }
 
 export interface EventsTable {
