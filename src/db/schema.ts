@@ -24,6 +24,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   webhook_cursors: WebhookCursorsTable
+  account_sequences: AccountSequencesTable
 }
 
 export interface AccountsTable {
@@ -107,6 +108,15 @@ export interface OrdersTable {
   version: number
   created_at: string
   updated_at: string
+}
+
+/** Per-account id counters (src/db/account-ids.ts). */
+export interface AccountSequencesTable {
+  account_id: string
+  /** The kind of record: a key of ID_KINDS (`pet`, …). */
+  kind: string
+  /** The first id no process has reserved yet. */
+  next_id: number
 }
 
 export interface EventsTable {
