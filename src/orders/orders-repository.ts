@@ -174,13 +174,3 @@ export async function listOrders(
     .execute()
   return { orders: rows.slice(0, query.limit).map(toOrder), hasMore: rows.length > query.limit }
 }
-
-/** The account's highest order id, 0 when it has none. */
-export async function highestOrderId(db: Db, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('orders')
-    .select((eb) => eb.fn.max('id').as('max'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirst()
-  return Number(row?.max ?? 0)
-}

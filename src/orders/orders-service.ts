@@ -1,3 +1,4 @@
+import type { ReservedId } from '../db/account-ids.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { recordEvent } from '../events/events-service.ts'
@@ -11,7 +12,6 @@ import { toOrderV1, V1_NAMES } from './order-views.ts'
 import {
   deleteOrderAtVersion,
   findOrder,
-  highestOrderId,
   insertOrderIfAbsent,
   listOrders,
   type OrderListQuery,
@@ -52,19 +52,31 @@ async function recordCreated(db: Db, order: Order, at: string): Promise<void> {
 }
 
 /**
- * Places an order. With `id`, the account's order with that id is replaced (every field: those
- * not sent take their defaults, `order.updated`) or, when there is none, created with that id
- * (`order.created`); without one, the order gets an id of its own.
+ * Where a placed order's id comes from: the client's `id`, or one reserved for it from the
+ * account's ids (`database.ids.reserve(accountId, 'order')`, before the transaction opens).
+ */
+export type OrderId = { id: number } | { assigned: ReservedId }
+
+/**
+ * Places an order. With a client's `id`, the account's order with that id is replaced (every
+ * field: those not sent take their defaults, `order.updated`) or, when there is none, created
+ * with that id (`order.created`); otherwise it is created with the id reserved for it.
  */
 export async function placeOrder(
   db: Db,
   accountId: string,
   fields: OrderFields,
-  options: { id?: number; petParam: string },
+  options: OrderId & { petParam: string },
 ): Promise<{ order: Order; created: boolean }> {
-  if (options.id === undefined) {
+  if ('assigned' in options) {
     await assertPetOfAccount(db, accountId, fields.petId, options.petParam)
-    return { order: await insertWithAssignedId(db, accountId, fields), created: true }
+    const at = nowIso()
+    // A client may have chosen the reserved id already: insert skips to another one then.
+    const order = await options.assigned.insert(db, (id) =>
+      insertOrderIfAbsent(db, accountId, id, fields, at),
+    )
+    await recordCreated(db, order, at)
+    return { order, created: true }
   }
   const id = options.id
   for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
@@ -90,22 +102,6 @@ function concurrentChange(): ApiError {
     'Other requests kept changing this order while this one ran; nothing was changed. Retry the request.',
     { headers: { 'retry-after': '1' } },
   )
-}
-
-/**
- * The id an order without one gets: past the account's highest. A client that chose that very id
- * meanwhile wins the insert, and the next one is tried.
- */
-async function insertWithAssignedId(db: Db, accountId: string, fields: OrderFields): Promise<Order> {
-  for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
-    const id = (await highestOrderId(db, accountId)) + 1
-    const at = nowIso()
-    const order = await insertOrderIfAbsent(db, accountId, id, fields, at)
-    if (order === undefined) continue
-    await recordCreated(db, order, at)
-    return order
-  }
-  throw concurrentChange()
 }
 
 /**

@@ -64,7 +64,7 @@ const IfMatchHeaders = Type.Object({
 /** Store orders on v1: the same records as `/v2/store/order`, in v1's shape. */
 export async function v1OrderRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/order',
@@ -90,8 +90,10 @@ export async function v1OrderRoutes(fastify: FastifyInstance): Promise<void> {
         ...changesFromV1(request.body),
         petId: request.body.pet_id,
       }
+      // The id is reserved before the transaction opens (src/db/account-ids.ts says why).
+      const assigned = await database.ids.reserve(accountId, 'order')
       return createOnce(db, request, reply, '/v1/order', async (trx) => {
-        const { order } = await placeOrder(trx, accountId, fields, { petParam: 'pet_id' })
+        const { order } = await placeOrder(trx, accountId, fields, { assigned, petParam: 'pet_id' })
         return {
           status: 201,
           headers: { location: `/v1/order/${order.id}`, etag: etagFor(order.version) },

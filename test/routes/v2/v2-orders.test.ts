@@ -206,6 +206,12 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
       const first = (await call(token, 'POST', '/v2/store/order', { petId: pet })).json()
       const second = (await call(token, 'POST', '/v2/store/order', { petId: pet })).json()
       expect([first.id, second.id]).toEqual([1, 2])
+      // A client may take the id the allocator would hand out next: it is skipped.
+      const chosen = await call(token, 'POST', '/v2/store/order', { id: 3, petId: pet, quantity: 9 })
+      expect(chosen.json()).toMatchObject({ id: 3, quantity: 9 })
+      const third = (await call(token, 'POST', '/v2/store/order', { petId: pet })).json()
+      expect(third.id).toBeGreaterThan(3)
+      expect((await call(token, 'GET', '/v2/store/order/3')).json()).toMatchObject({ quantity: 9 })
     })
   })
 
