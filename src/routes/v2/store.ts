@@ -2,7 +2,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
 import { fieldErrors, listedErrors, moreText } from '../../errors/error-handler.ts'
-import { etagFor } from '../../http/etag.ts'
+import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { ORDER_DEFAULTS, type OrderFields } from '../../orders/order.ts'
 import { deleteOrder, getOrder, orderNotFound, placeOrder } from '../../orders/orders-service.ts'
@@ -171,18 +171,20 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'deleteOrder',
         summary: 'Delete purchase order by ID',
-        description: `400 "Invalid ID supplied", 404 "Order not found". ${TOKEN_NOTE}`,
+        description: `400 "Invalid ID supplied", 404 "Order not found". Takes \`If-Match\`. ${TOKEN_NOTE}`,
         tags,
         security: [OAUTH('write:orders')],
         params: OrderIdV2Params,
-        response: { 200: Type.Ref('ApiResponse'), ...v2Problems(404) },
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+        response: { 200: Type.Ref('ApiResponse'), ...v2Problems(404, 412) },
       },
     },
     async (request): Promise<ApiResponse> => {
       const { orderId } = request.params
+      const ifMatch = parseIfMatch(request.headers['if-match'])
       const order = await db
         .transaction()
-        .execute((trx) => deleteOrder(trx, request.principal!.accountId, orderId))
+        .execute((trx) => deleteOrder(trx, request.principal!.accountId, orderId, ifMatch))
       return { code: 200, type: 'unknown', message: String(order.id) }
     },
   )

@@ -604,7 +604,7 @@ export interface paths {
     post?: never
     /**
      * Delete purchase order by ID
-     * @description 400 "Invalid ID supplied", 404 "Order not found". The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.
+     * @description 400 "Invalid ID supplied", 404 "Order not found". Takes `If-Match`. The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.
      */
     delete: operations['deleteOrder']
     options?: never
@@ -4642,7 +4642,9 @@ export interface operations {
   deleteOrder: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         /** @description ID of the order */
         orderId: number
@@ -4689,6 +4691,15 @@ export interface operations {
       }
       /** @description Not found in your account */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
         headers: {
           [name: string]: unknown
         }
