@@ -72,7 +72,10 @@ export interface UsersTable {
 }
 
 export interface PetsTable {
-  id: Generated<number>
+  /** Internal order of creation (v1 lists newest first, cursors); global, never shown. */
+  seq: Generated<number>
+  /** The pet's id, unique within its account (src/db/account-ids.ts). */
+  id: number
   account_id: string
   name: string
   owner_id: string | null

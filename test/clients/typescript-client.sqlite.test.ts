@@ -150,7 +150,7 @@ describeDb('TypeScript client', () => {
     const listed: number[] = []
     for await (const o of own.orders.list({ limit: 1 })) listed.push(o.id)
     expect(listed).toEqual([second.id, order.id])
-    const foreign = await client.orders.create({ pet_id: pet.id }).catch((e) => e)
+    const foreign = await own.orders.create({ pet_id: pet.id + 1_000_000 }).catch((e) => e)
     expect(foreign).toBeInstanceOf(InvalidRequestError)
     expect(foreign).toMatchObject({ code: 'order_pet_not_found', param: 'pet_id' })
     await expect(client.orders.get(order.id)).rejects.toBeInstanceOf(NotFoundError)

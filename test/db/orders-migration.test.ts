@@ -4,7 +4,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts'
 import { migrations } from '../../src/db/migrations/index.ts'
 import { createTestDatabase, describeDb } from '../helpers/database.ts'
 
-describeDb('migration 2026-11-24T10-orders', () => {
+describeDb('migration 2026-11-24T11-orders', () => {
   it('adds the orders table and keeps every existing record', async () => {
     const database = await createTestDatabase({ migrate: false })
     try {
@@ -13,7 +13,7 @@ describeDb('migration 2026-11-24T10-orders', () => {
         provider: { getMigrations: async () => migrations },
         ...(database.schema === undefined ? {} : { migrationTableSchema: database.schema }),
       })
-      const before = await migrator.migrateTo('2026-11-24T08-account-sequences')
+      const before = await migrator.migrateTo('2026-11-24T09-pets-per-account')
       expect(before.error).toBeUndefined()
       const at = '2026-11-24T00:00:00.000Z'
       await database.db
@@ -23,6 +23,7 @@ describeDb('migration 2026-11-24T10-orders', () => {
       await database.db
         .insertInto('pets')
         .values({
+          id: 5,
           account_id: 'acct_old',
           name: 'Old Rex',
           owner_id: null,

@@ -9,7 +9,7 @@ import { deleteOrder, getOrder, orderNotFound, placeOrder } from '../../orders/o
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { countPetsByStatus } from '../../pets/pets-service.ts'
 import { assertJson } from './assertions.ts'
-import { exactIdOf, parseId } from './int64.ts'
+import { exactIdOf, parseId, parseNewId } from './int64.ts'
 import { OrderIdV2Params, OrderV2Body, type OrderV2Input } from './order-schemas.ts'
 import { toOrderV2 } from './order-views.ts'
 import { InventorySchema } from './pet-schemas.ts'
@@ -31,22 +31,12 @@ async function checkOrderIdParam(request: FastifyRequest): Promise<void> {
 
 /**
  * The order's own id, when the body names one: a JSON integer from 1 to 2^53−1, read on its
- * digits; anything else is 400 "Invalid ID supplied" (an id to create with cannot be "not found").
+ * digits by the one rule for new ids (int64.ts); absent or null: one is assigned.
  */
 function orderIdOf(body: unknown): number | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
   const sent = exactIdOf(body as { id?: unknown })
-  if (sent === undefined || sent === null) return undefined
-  if (typeof sent !== 'number' && typeof sent !== 'bigint') throw invalidOrderId()
-  return parseId(sent, 'id', invalidOrderId)
-}
-
-function invalidOrderId(): ApiError {
-  return new ApiError(
-    'invalid_id',
-    `Invalid ID supplied: id must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53−1), or left out to have one assigned.`,
-    { param: 'id' },
-  )
+  return sent === undefined || sent === null ? undefined : parseNewId(sent, 'id')
 }
 
 /** The Petstore's one answer to a bad order, 400 "Invalid Order", listing every field at fault. */

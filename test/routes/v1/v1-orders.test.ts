@@ -25,9 +25,18 @@ describeDb('v1 orders', () => {
   beforeAll(async () => {
     t = await createTestApp()
     call = withKey(t.app, (await t.newAccount()).apiKey)
-    other = withKey(t.app, (await t.newAccount()).apiKey)
+    const otherClient = await newClient(t)
+    other = withKey(t.app, otherClient.apiKey)
     pet = await newPet(call, 'Rex')
-    otherPet = await newPet(other, 'Tom')
+    // An id only the other account has (pet ids are per account: both have a pet 1).
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/pet',
+      headers: bearer(await accessToken(t.app, otherClient)),
+      payload: { id: 4242, name: 'Tom', photoUrls: [] },
+    })
+    otherPet = created.json().id
+    expect(otherPet).toBe(4242)
   })
   afterAll(() => t.close())
 

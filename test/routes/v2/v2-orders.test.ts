@@ -20,8 +20,8 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
       ...(payload === undefined ? {} : { payload: payload as object }),
     })
 
-  const newPet = async (token: string, name: string): Promise<number> => {
-    const res = await call(token, 'POST', '/v2/pet', { name, photoUrls: [] })
+  const newPet = async (token: string, name: string, id?: number): Promise<number> => {
+    const res = await call(token, 'POST', '/v2/pet', { id, name, photoUrls: [] })
     expect(res.statusCode, res.body).toBe(200)
     return res.json().id
   }
@@ -33,7 +33,8 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
     tokenA = await accessToken(t.app, a)
     tokenB = await accessToken(t.app, b)
     petA = await newPet(tokenA, 'Rex')
-    petB = await newPet(tokenB, 'Tom')
+    // An id only B has (pet ids are per account: both have a pet 1).
+    petB = await newPet(tokenB, 'Tom', 4242)
   })
   afterAll(() => t.close())
 
