@@ -121,6 +121,17 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
     expect(noZone.json()).toMatchObject({ code: 'invalid_order', param: 'shipDate' })
   })
 
+  it('takes JSON only: a form body is 415', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v2/store/order',
+      headers: { ...bearer(tokenA), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `petId=${petA}`,
+    })
+    expect(res.statusCode).toBe(415)
+    expect(res.json()).toMatchObject({ code: 'unsupported_media_type' })
+  })
+
   it('takes null as absent on every optional field', async () => {
     const res = await call(tokenA, 'POST', '/v2/store/order', {
       id: null,
