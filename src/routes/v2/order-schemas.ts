@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { ORDER_STATUSES, type OrderStatus } from '../../orders/order.ts'
+import { ORDER_STATUSES } from '../../orders/order.ts'
 import { QuantitySchema, ShipDateSchema } from '../../orders/order-schemas.ts'
 import { Nullable, StringEnum } from '../../schemas/common.ts'
 
@@ -39,14 +39,7 @@ export const OrderV2Body = Type.Object(
     petId: Id('The pet ordered: a pet of your account (400 "Invalid Order" otherwise).'),
     quantity: Type.Optional(Nullable({ ...QuantitySchema, format: 'int32' })),
     shipDate: Type.Optional(Nullable(ShipDateSchema)),
-    // null joins the enum too: a type array alone would still refuse it (`enum` lists no null).
-    status: Type.Optional(
-      Type.Unsafe<OrderStatus | null>({
-        type: ['string', 'null'],
-        enum: [...ORDER_STATUSES, null],
-        description: 'Order Status (default placed).',
-      }),
-    ),
+    status: Type.Optional(Nullable({ ...OrderStatusV2, description: 'Order Status (default placed).' })),
     complete: Type.Optional(Nullable(Type.Boolean({ description: 'Default false.' }))),
   },
   { additionalProperties: false },
