@@ -123,7 +123,9 @@ export function createProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'client_secret_basic',
     },
     interactions: { url: (_ctx, interaction) => `${OAUTH_MOUNT}/interaction/${interaction.uid}` },
-    // CORS stays off by default; browser apps go through their own backend or a proxy.
+    // Origins on CORS_ORIGINS are answered in front of the provider (src/http/cors.ts), which
+    // then stands aside; a request from any other origin to the token, revocation or
+    // introspection endpoint reaches this and is refused.
     clientBasedCORS: () => false,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = 'html'
