@@ -165,7 +165,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
   app.removeContentTypeParser('text/plain')
   await app.register(formbody)
-  await registerOpenApi(app, version)
+  await registerOpenApi(app, version, config.publicUrl)
 
   const limiters = createRateLimiters(config, app.log)
   app.addHook('onClose', async () => {
