@@ -1,4 +1,4 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { assertOneCursor } from '../../http/replies.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
