@@ -118,7 +118,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
         else {
           for (const c of found) {
             io.out(
-              `${c.client_id}  ${c.name}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
+              `${c.client_id}  ${c.name}  ${c.client_type}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
             )
           }
         }

@@ -258,6 +258,8 @@ describeDb('public OAuth clients (no secret, PKCE)', () => {
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain('no secret')
     expect(text.stdout).not.toContain('pet_cs_')
+    const listed = await runPetService(['clients', 'list', '--account', 'spa@example.com'], env)
+    expect(listed.stdout).toContain(`${out.client_id}  OAuth client  public`)
     const refused = await runPetService(
       ['clients', 'create', '--account', 'spa@example.com', '--public'],
       env,
