@@ -266,7 +266,7 @@ describeDb('public OAuth clients (no secret, PKCE)', () => {
     )
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--redirect-uri')
-  })
+  }, 180_000)
 
   it('is made from the dashboard form, shown without a secret, and has no secret to rotate there', async () => {
     const session = new SessionClient(t.app)
