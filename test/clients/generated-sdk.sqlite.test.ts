@@ -58,7 +58,7 @@ describeDb('an SDK generated from /openapi.json (@hey-api/openapi-ts)', () => {
       plugins: ['@hey-api/client-fetch', '@hey-api/sdk', '@hey-api/typescript'],
       logs: { level: 'silent' },
     })
-  }, 60_000)
+  }, 120_000)
   afterAll(async () => {
     await live?.close()
     if (out !== undefined) rmSync(out, { recursive: true, force: true })
@@ -100,7 +100,7 @@ describeDb('an SDK generated from /openapi.json (@hey-api/openapi-ts)', () => {
     )
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('')
     expect(tsc.status).toBe(0)
-  }, 60_000)
+  }, 120_000)
 
   it('calls a v1 operation, the token endpoint and v2 operations', async () => {
     const sdk = (await import(pathToFileURL(join(out, 'sdk.gen.ts')).href)) as GeneratedSdk
@@ -141,5 +141,5 @@ describeDb('an SDK generated from /openapi.json (@hey-api/openapi-ts)', () => {
     })
     expect(refused.response.status).toBe(401)
     expect(refused.error).toMatchObject({ code: 'token_invalid' })
-  }, 60_000)
+  }, 120_000)
 })

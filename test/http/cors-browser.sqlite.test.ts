@@ -137,7 +137,7 @@ suite(`CORS and a public OAuth client in headless Chromium${executablePath === u
     config.clientId = clientId
     browser = await launchChromium(executablePath)
     tab = await (await browser.newContext()).newPage()
-  })
+  }, 120_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()
@@ -168,7 +168,7 @@ suite(`CORS and a public OAuth client in headless Chromium${executablePath === u
     expect(result.stale).toMatchObject({ status: 412, requestId: expect.stringMatching(/^req_/) })
     // The dashboard stays same-origin even for an allowed origin.
     expect(result.dashboard).toBe('blocked TypeError')
-  })
+  }, 120_000)
 
   it('keeps a page of an origin not in CORS_ORIGINS from reading any answer', async () => {
     await tab.goto(`${other.origin}/`)
@@ -193,5 +193,5 @@ suite(`CORS and a public OAuth client in headless Chromium${executablePath === u
       tab.evaluate(`window.probe(${JSON.stringify(url)}, ${JSON.stringify(init)})`)
     expect(await allowed(`${api}/v1/pet`)).toBe('read 401')
     expect(await allowed(`${api}/v2/pet/1`, { headers: { authorization: 'Bearer x' } })).toBe('read 401')
-  })
+  }, 60_000)
 })
