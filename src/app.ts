@@ -22,6 +22,7 @@ import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
 import { trackAllowedMethods } from './http/allowed-methods.ts'
 import { answerClientError } from './http/client-errors.ts'
+import { registerCors } from './http/cors.ts'
 import { registerDeprecations } from './http/deprecation.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
@@ -144,6 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerValidation(app)
   registerErrorHandling(app, { allowedMethods: trackAllowedMethods(app, ROUTER_OPTIONS) })
   registerRequestId(app)
+  registerCors(app, config.corsOrigins)
   registerShutdownHooks(app)
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
@@ -165,7 +167,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeContentTypeParser('text/plain')
   registerJsonBody(app)
   await app.register(formbody)
-  await registerOpenApi(app, version)
+  await registerOpenApi(app, version, config.publicUrl)
 
   const limiters = createRateLimiters(config, app.log)
   app.addHook('onClose', async () => {

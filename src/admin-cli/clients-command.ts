@@ -3,8 +3,10 @@ import { ALL_SCOPES, parseScopes } from '../access/scopes.ts'
 import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import {
+  type ClientInfo,
   ClientInputError,
   createClient,
+  createPublicClient,
   findClient,
   listClientsOfAccount,
   listEveryClient,
@@ -22,6 +24,7 @@ interface CreateOptions {
   name?: string
   scope?: string
   redirectUri?: string[]
+  public?: boolean
   json?: boolean
 }
 
@@ -37,10 +40,14 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
     .option('--name <name>', 'shown on the consent page')
     .option('--scope <scopes>', 'scopes it may ask for (default: all four)')
     .option('--redirect-uri <uri>', 'for the authorization code flow; repeat for several', collect)
+    .option(
+      '--public',
+      'a browser or mobile app: no secret, authorization code flow with PKCE only (needs --redirect-uri)',
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  pet-service clients create --account me@example.com --scope "read:pets write:pets" --json',
+      '\nExamples:\n  pet-service clients create --account me@example.com --scope "read:pets write:pets" --json\n  pet-service clients create --account me@example.com --public --redirect-uri https://app.example.com/callback',
     )
     .action((options: CreateOptions) =>
       withDb(async (db) => {
@@ -51,20 +58,34 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
             `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: ${ALL_SCOPES.join(' ')}.`,
           )
         }
+        if (options.public && (options.redirectUri ?? []).length === 0) {
+          throw new UsageError(
+            'A public client needs --redirect-uri: the authorization code flow is the only one it may use.',
+          )
+        }
         const { account } = await findOrCreateAccount(db, email)
-        let created: Awaited<ReturnType<typeof createClient>>
+        const input = {
+          accountId: account.id,
+          ...(options.name === undefined ? {} : { name: options.name }),
+          scopes: parsed.scopes,
+          redirectUris: options.redirectUri ?? [],
+        }
+        let created: { clientSecret?: string; info: ClientInfo }
         try {
-          created = await createClient(db, {
-            accountId: account.id,
-            ...(options.name === undefined ? {} : { name: options.name }),
-            scopes: parsed.scopes,
-            redirectUris: options.redirectUri ?? [],
-          })
+          created = options.public ? await createPublicClient(db, input) : await createClient(db, input)
         } catch (error) {
           if (error instanceof ClientInputError) throw new UsageError(error.message)
           throw error
         }
         const { clientSecret, info } = created
+        if (clientSecret === undefined) {
+          io.out(
+            options.json
+              ? JSON.stringify({ ...info, email: account.email })
+              : `Public OAuth client for ${account.email} (${account.id}); it has no secret:\n\n  client_id:     ${info.client_id}\n  scopes:        ${info.scopes.join(' ')}\n  redirect URIs: ${info.redirect_uris.join(' ')}\n\nIt uses the authorization code flow with PKCE (S256): send account holders to\nhttp://localhost:${port()}/oauth/authorize, then exchange the code at /oauth/token with client_id and\ncode_verifier. A web page on another origin also needs that origin in CORS_ORIGINS.`,
+          )
+          return
+        }
         if (options.json) {
           io.out(JSON.stringify({ ...info, client_secret: clientSecret, email: account.email }))
         } else {
@@ -97,7 +118,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
         else {
           for (const c of found) {
             io.out(
-              `${c.client_id}  ${c.name}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
+              `${c.client_id}  ${c.name}  ${c.client_type}  account ${c.account_id}  scopes ${c.scopes.join(' ')}  redirect ${c.redirect_uris.join(' ') || '-'}  created ${c.created_at}`,
             )
           }
         }

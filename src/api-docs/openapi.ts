@@ -5,16 +5,31 @@ import type { FastifyInstance } from 'fastify'
 import { SCOPES } from '../access/scopes.ts'
 import { Problem } from '../schemas/common.ts'
 import { ASSETS_DIR } from '../web/assets-dir.ts'
+import { OAUTH_CLIENT_SECURITY_SCHEME, OAUTH_PATHS, OAUTH_SCHEMAS, OAUTH_TAG } from './oauth-paths.ts'
+import { nameComponents, V1_COMPONENTS } from './openapi-components.ts'
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas at `/openapi.json`; `/docs`
- * serves Swagger UI from its npm package (no CDN).
+ * serves Swagger UI from its npm package (no CDN). It is meant for SDK generators too: its
+ * server is `PUBLIC_URL` (or `/`, the origin it was fetched from), every v1 object is a named
+ * component (openapi-components.ts), and the OAuth endpoints are described (oauth-paths.ts).
  */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  version: string,
+  publicUrl: string | undefined,
+): Promise<void> {
   app.addSchema(Problem)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
+      servers: [
+        {
+          url: publicUrl ?? '/',
+          description:
+            publicUrl === undefined ? 'The origin this document was fetched from.' : 'This service.',
+        },
+      ],
       info: {
         title: 'Pet Service',
         version,
@@ -38,7 +53,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           petstore_auth: {
             type: 'oauth2',
             description:
-              'OAuth 2.0 (RFC 6749/OAuth 2.1): authorization code with PKCE S256, client credentials (client secret via HTTP Basic), rotating refresh tokens. Metadata at /.well-known/oauth-authorization-server.',
+              'OAuth 2.0 (RFC 6749/OAuth 2.1): authorization code with PKCE S256 (public clients, such as browser apps, send only their client_id), client credentials (client secret via HTTP Basic), rotating refresh tokens. Metadata at /.well-known/oauth-authorization-server.',
             flows: {
               authorizationCode: {
                 authorizationUrl: '/oauth/authorize',
@@ -53,6 +68,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
               },
             },
           },
+          oauth_client: OAUTH_CLIENT_SECURITY_SCHEME,
           api_key: {
             type: 'apiKey',
             name: 'api_key',
@@ -82,8 +98,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status, and orders for them.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },
+        OAUTH_TAG,
         { name: 'service', description: 'Health, readiness and error descriptions.' },
       ],
+    },
+    transformObject: (documents) => {
+      if (!('openapiObject' in documents)) return documents.swaggerObject
+      return withOAuth(nameComponents(documents.openapiObject as Record<string, unknown>, V1_COMPONENTS))
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -106,6 +127,16 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     },
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+/** The OAuth endpoints and their schemas, beside the routes' own. */
+function withOAuth(document: Record<string, unknown>): Record<string, unknown> {
+  const components = document.components as { schemas?: Record<string, unknown> }
+  return {
+    ...document,
+    paths: { ...(document.paths as Record<string, unknown>), ...OAUTH_PATHS },
+    components: { ...components, schemas: { ...components.schemas, ...OAUTH_SCHEMAS } },
+  }
 }
 
 /** The product's name beside its logo in Swagger UI's top bar (the logo alone has no text). */

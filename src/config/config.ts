@@ -60,6 +60,8 @@ export interface Config {
   /** Seconds between two heartbeat comments on an idle event stream. */
   eventsHeartbeatSeconds: number
   webhooks: WebhooksConfig
+  /** Origins (`https://app.example.com`) whose pages may call the API from a browser (src/http/cors.ts). */
+  corsOrigins: string[]
 }
 
 /** Webhook deliveries (src/webhooks/). */
@@ -218,6 +220,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: undefined,
     description:
       'Public base URL of the service (e.g. `https://pets.example.com`), used in links and as the OAuth issuer. Required to serve on PostgreSQL (the same on every instance); `http://localhost:PORT` when unset on SQLite.',
+  },
+  {
+    env: 'CORS_ORIGINS',
+    default: undefined,
+    description:
+      'Origins whose web pages may call the API from a browser (CORS), separated by commas, each exactly `scheme://host[:port]` (`https://app.example.com,http://localhost:5173`); `*` is refused. None when unset: browsers then keep pages of other origins from reading any answer.',
   },
   {
     env: 'IMAGE_QUOTA_BYTES',
@@ -391,6 +399,7 @@ export function loadConfig(env: Env = process.env): Config {
     )
   }
   const tracing = readTracing(env, problems)
+  const corsOrigins = readCorsOrigins(env.CORS_ORIGINS?.trim() ?? '', problems)
 
   const config: Config = {
     port: integer('PORT', 0, 65535),
@@ -429,6 +438,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrencyPerEndpoint: integer('WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 1, 100),
       disableAfterDays: integer('WEBHOOKS_DISABLE_AFTER_DAYS', 1, 365),
     },
+    corsOrigins,
   }
   if (config.httpHeadersTimeoutSeconds > config.httpRequestTimeoutSeconds) {
     problems.push(
@@ -489,6 +499,38 @@ function readTracing(env: Env, problems: string[]): TracingConfig {
     enabled: disabled !== 'true' && exporting,
     serviceName: value('OTEL_SERVICE_NAME') ?? 'pet-service',
   }
+}
+
+/**
+ * CORS_ORIGINS: origins exactly as browsers send them in `Origin` (scheme, host in lower case,
+ * port only when not the scheme's default), so an entry matches by plain comparison and a typo
+ * fails at start rather than silently matching nothing. `*` is refused: the API's answers are an
+ * account's data, and which sites may read them is a choice to make origin by origin.
+ */
+function readCorsOrigins(raw: string, problems: string[]): string[] {
+  const origins: string[] = []
+  for (const entry of raw.split(',').map((e) => e.trim())) {
+    if (entry === '') continue
+    if (entry === '*' || entry === 'null') {
+      problems.push(
+        `CORS_ORIGINS may not contain ${entry}: list each origin allowed to call the API from a browser (https://app.example.com).`,
+      )
+      continue
+    }
+    const url = URL.canParse(entry) ? new URL(entry) : undefined
+    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      problems.push(
+        `CORS_ORIGINS entry ${JSON.stringify(entry)} must be an http or https origin such as https://app.example.com.`,
+      )
+    } else if (url.origin !== entry) {
+      problems.push(
+        `CORS_ORIGINS entry ${JSON.stringify(entry)} must be an origin exactly as browsers send it, scheme://host[:port] without a path, user or default port: ${url.origin}.`,
+      )
+    } else if (!origins.includes(entry)) {
+      origins.push(entry)
+    }
+  }
+  return origins
 }
 
 const PROXY_ADDRESS_NAMES = ['loopback', 'linklocal', 'uniquelocal']

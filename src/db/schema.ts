@@ -191,8 +191,10 @@ export interface OAuthClientsTable {
   client_id: string
   account_id: string
   name: string
-  /** SHA-256 of the client secret, hex. The secret itself is never stored. */
+  /** SHA-256 of the client secret, hex. The secret itself is never stored; '' for a public client. */
   secret_hash: string
+  /** `public`: a browser or mobile app without a secret (PKCE only); `confidential`: has a secret. */
+  client_type: 'confidential' | 'public'
   /** JSON array of redirect URIs (empty: client credentials only). */
   redirect_uris: string
   /** Space-separated scopes the client may ask for. */

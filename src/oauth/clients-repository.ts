@@ -47,7 +47,7 @@ export async function deleteStoredClientArtifacts(db: Db, clientId: string): Pro
     .execute()
 }
 
-/** Replaces an OAuth client's secret hash (rotation); scoped to the account. */
+/** Replaces a confidential OAuth client's secret hash (rotation); scoped to the account. */
 export async function setClientSecretHash(
   db: Db,
   accountId: string,
@@ -59,6 +59,7 @@ export async function setClientSecretHash(
     .set({ secret_hash: secretHash })
     .where('client_id', '=', clientId)
     .where('account_id', '=', accountId)
+    .where('client_type', '=', 'confidential')
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }

@@ -18,12 +18,19 @@ import {
 export const CLIENT_ID_PREFIX = 'pet_ci_'
 export const CLIENT_SECRET_PREFIX = 'pet_cs_'
 
+/**
+ * `public`: a browser or mobile app, which cannot keep a secret (RFC 6749 §2.1). It has none,
+ * uses only the code flow with PKCE S256, and its refresh tokens rotate on every use.
+ */
+export type ClientType = ClientRow['client_type']
+
 /** What may be shown of a client: never the secret, never its hash. */
 export interface ClientInfo {
   client_id: string
   object: 'oauth_client'
   account_id: string
   name: string
+  client_type: ClientType
   redirect_uris: string[]
   scopes: Scope[]
   grant_types: string[]
@@ -37,15 +44,20 @@ export function toClientInfo(row: ClientRow): ClientInfo {
     object: 'oauth_client',
     account_id: row.account_id,
     name: row.name,
+    client_type: row.client_type,
     redirect_uris: redirectUris,
     scopes: parseScopes(row.scopes).scopes,
-    grant_types: grantTypes(redirectUris),
+    grant_types: grantTypes(row.client_type, redirectUris),
     created_at: row.created_at,
   }
 }
 
-/** Every client may use client credentials; one with redirect URIs may also use the code flow. */
-function grantTypes(redirectUris: string[]): string[] {
+/**
+ * A confidential client may use client credentials, and the code flow when it has redirect URIs;
+ * a public one only the code flow (client credentials without a secret would be anyone's).
+ */
+function grantTypes(type: ClientType, redirectUris: string[]): string[] {
+  if (type === 'public') return ['authorization_code', 'refresh_token']
   return redirectUris.length === 0
     ? ['client_credentials']
     : ['client_credentials', 'authorization_code', 'refresh_token']
@@ -62,15 +74,18 @@ export function providerSecret(secret: string): string {
  */
 export function clientMetadata(row: ClientRow): AdapterPayload {
   const info = toClientInfo(row)
+  const authentication: Pick<AdapterPayload, 'client_secret' | 'token_endpoint_auth_method'> =
+    row.client_type === 'public'
+      ? { token_endpoint_auth_method: 'none' }
+      : { client_secret: row.secret_hash, token_endpoint_auth_method: 'client_secret_basic' }
   return {
     client_id: row.client_id,
-    client_secret: row.secret_hash,
+    ...authentication,
     client_name: row.name,
     redirect_uris: info.redirect_uris,
     grant_types: info.grant_types,
     response_types: info.redirect_uris.length === 0 ? [] : ['code'],
     scope: info.scopes.join(' '),
-    token_endpoint_auth_method: 'client_secret_basic',
     account_id: row.account_id,
   }
 }
@@ -92,22 +107,47 @@ export function validateRedirectUri(uri: string): string {
   return uri
 }
 
+export interface NewClient {
+  accountId: string
+  name?: string
+  scopes?: Scope[]
+  redirectUris?: string[]
+}
+
+/** A confidential client: its secret is returned, to be shown once, and stored only hashed. */
 export async function createClient(
   db: Db,
-  input: { accountId: string; name?: string; scopes?: Scope[]; redirectUris?: string[] },
+  input: NewClient,
 ): Promise<{ clientSecret: string; info: ClientInfo }> {
   const clientSecret = `${CLIENT_SECRET_PREFIX}${randomBase62(40)}`
-  const row: ClientRow = {
+  const row = clientRow(input, 'confidential', providerSecret(clientSecret))
+  await insertClient(db, row)
+  return { clientSecret, info: toClientInfo(row) }
+}
+
+/** A public client (a browser or mobile app): no secret; it needs a redirect URI for the code flow. */
+export async function createPublicClient(db: Db, input: NewClient): Promise<{ info: ClientInfo }> {
+  if ((input.redirectUris ?? []).length === 0) {
+    throw new ClientInputError(
+      'A public client needs at least one redirect URI: the authorization code flow is the only one it may use.',
+    )
+  }
+  const row = clientRow(input, 'public', '')
+  await insertClient(db, row)
+  return { info: toClientInfo(row) }
+}
+
+function clientRow(input: NewClient, type: ClientType, secretHash: string): ClientRow {
+  return {
     client_id: `${CLIENT_ID_PREFIX}${randomBase62(24)}`,
     account_id: input.accountId,
     name: input.name?.trim() || 'OAuth client',
-    secret_hash: providerSecret(clientSecret),
+    secret_hash: secretHash,
+    client_type: type,
     redirect_uris: JSON.stringify((input.redirectUris ?? []).map(validateRedirectUri)),
     scopes: (input.scopes === undefined || input.scopes.length === 0 ? ALL_SCOPES : input.scopes).join(' '),
     created_at: nowIso(),
   }
-  await insertClient(db, row)
-  return { clientSecret, info: toClientInfo(row) }
 }
 
 export async function listClientsOfAccount(db: Db, accountId: string): Promise<ClientInfo[]> {
@@ -137,8 +177,8 @@ export async function removeClient(
 }
 
 /**
- * Gives the account's client a new secret (the old one stops working at once); returns it, to be
- * shown once. Undefined when the account has no such client.
+ * Gives the account's confidential client a new secret (the old one stops working at once);
+ * returns it, to be shown once. Undefined when the account has no such client, or it is public.
  */
 export async function rotateClientSecret(
   db: Db,

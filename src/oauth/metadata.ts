@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '../access/scopes.ts'
-import { CLIENT_AUTH_METHODS, OAUTH_MOUNT } from './provider.ts'
+import { CLIENT_AUTH_METHODS, OAUTH_MOUNT, TOKEN_AUTH_METHODS } from './provider.ts'
 import { PROVIDER_ROUTES } from './provider-endpoints.ts'
 
 /**
@@ -21,8 +21,10 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
-    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    // `none`: public clients (browser apps) at the token and revocation endpoints; RFC 7662
+    // introspection needs an authenticated client.
+    token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     code_challenge_methods_supported: ['S256'],
     // RFC 9207: the authorization response carries `iss`.

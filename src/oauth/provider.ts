@@ -20,6 +20,11 @@ export const CLIENT_AUTH_METHODS: ['client_secret_basic', 'client_secret_post'] 
   'client_secret_basic',
   'client_secret_post',
 ]
+/** Those, and `none` for public clients (only their `client_id`; PKCE proves the caller). */
+export const TOKEN_AUTH_METHODS: ['client_secret_basic', 'client_secret_post', 'none'] = [
+  ...CLIENT_AUTH_METHODS,
+  'none',
+]
 
 /** The audience of every access token (RFC 8707 resource indicator): the v2 API. */
 export function resourceOf(issuer: string): string {
@@ -58,8 +63,8 @@ export function createProvider(options: ProviderOptions): Provider {
     cookies: { keys: keys.cookies },
     scopes: ['openid', 'offline_access', ...ALL_SCOPES],
     responseTypes: ['code'],
-    clientAuthMethods: CLIENT_AUTH_METHODS,
-    // OAuth 2.1: PKCE for every client, S256 only.
+    clientAuthMethods: TOKEN_AUTH_METHODS,
+    // OAuth 2.1: PKCE for every client, S256 only (public clients have nothing else).
     pkce: { required: () => true },
     routes: PROVIDER_ROUTES,
     features: {
@@ -123,7 +128,9 @@ export function createProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'client_secret_basic',
     },
     interactions: { url: (_ctx, interaction) => `${OAUTH_MOUNT}/interaction/${interaction.uid}` },
-    // CORS stays off by default; browser apps go through their own backend or a proxy.
+    // Origins on CORS_ORIGINS are answered in front of the provider (src/http/cors.ts), which
+    // then stands aside; a request from any other origin to the token, revocation or
+    // introspection endpoint reaches this and is refused.
     clientBasedCORS: () => false,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = 'html'

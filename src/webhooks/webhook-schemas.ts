@@ -29,6 +29,13 @@ export const WebhookEndpointSchema = Type.Object(
   { description: 'An HTTPS URL of yours that receives signed events.' },
 )
 
+/** The answer of a delete. */
+export const DeletedWebhookEndpointSchema = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_endpoint'),
+  deleted: Type.Literal(true),
+})
+
 export const WebhookEndpointListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(WebhookEndpointSchema),

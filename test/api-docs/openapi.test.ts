@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs'
+import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { renderErrorDocs } from '../../scripts/write-error-docs.ts'
+import { V1_COMPONENTS } from '../../src/api-docs/openapi-components.ts'
 import { ERRORS } from '../../src/errors/registry.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
+
+interface OperationDoc {
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>
+}
 
 describeDb('API documentation', () => {
   let t: TestApp
@@ -66,6 +72,7 @@ describeDb('API documentation', () => {
       'pet',
       'store',
       'user',
+      'oauth',
       'service',
     ])
     const used = new Map<string, Set<string>>()
@@ -85,6 +92,127 @@ describeDb('API documentation', () => {
     for (const path of used.get('v1-webhook')!) expect(path).toMatch(/^\/v1\/webhook_endpoint/)
     for (const path of used.get('pet')!) expect(path).toMatch(/^\/v2\/(pet|images)\b/)
     for (const path of used.get('user')!) expect(path).toMatch(/^\/v2\/user/)
+  })
+
+  it('is a valid OpenAPI 3.1 document (by the structural rules of Redocly)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const problems = await lintFromString({
+      source: JSON.stringify(doc),
+      absoluteRef: '/openapi.json',
+      config: await createConfig({ rules: { struct: 'error', 'no-unresolved-refs': 'error' } }),
+    })
+    expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([])
+  })
+
+  it('names its server: PUBLIC_URL when set, else the origin it was fetched from', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }])
+    const deployed = await createTestApp({ PUBLIC_URL: 'https://pets.example.com/' })
+    try {
+      const served = (await deployed.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+      expect(served.servers).toEqual([{ url: 'https://pets.example.com', description: expect.any(String) }])
+    } finally {
+      await deployed.close()
+    }
+  })
+
+  it('answers every v1 object as a named component, the same one wherever it appears', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const schemas = doc.components.schemas as Record<string, unknown>
+    for (const name of Object.keys(V1_COMPONENTS)) expect(schemas, name).toHaveProperty([name])
+    const refs: string[] = []
+    for (const [path, item] of Object.entries<Record<string, OperationDoc>>(doc.paths)) {
+      if (!path.startsWith('/v1/')) continue
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, answer] of Object.entries(operation.responses)) {
+          const schema = answer.content?.['application/json']?.schema
+          if (!status.startsWith('2') || schema === undefined) continue
+          expect(schema, `${method} ${path} ${status}`).toEqual({
+            $ref: expect.stringMatching(/^#\/components\/schemas\//),
+          })
+          refs.push(schema.$ref as string)
+        }
+      }
+    }
+    expect(new Set(refs)).toEqual(
+      new Set(
+        [
+          'PetV1',
+          'PetListV1',
+          'DeletedPetV1',
+          'UserV1',
+          'UserListV1',
+          'DeletedUserV1',
+          'OrderV1',
+          'OrderListV1',
+          'DeletedOrderV1',
+          'EventV1',
+          'EventListV1',
+        ]
+          .concat(['WebhookEndpoint', 'WebhookEndpointList', 'DeletedWebhookEndpoint', 'WebhookDeliveryList'])
+          .concat(['QueuedWebhookDelivery'])
+          .map((name) => `#/components/schemas/${name}`),
+      ),
+    )
+    // Inside a list, the object is the named one too, not a copy.
+    expect(doc.components.schemas.PetListV1.properties.data.items).toEqual({
+      $ref: '#/components/schemas/PetV1',
+    })
+    expect(doc.components.schemas.OrderListV1.properties.data.items).toEqual({
+      $ref: '#/components/schemas/OrderV1',
+    })
+    expect(doc.components.schemas.EventListV1.properties.data.items).toEqual({
+      $ref: '#/components/schemas/EventV1',
+    })
+  })
+
+  it('documents the OAuth endpoints with their form parameters and answers', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const token = doc.paths['/oauth/token'].post
+    expect(token.operationId).toBe('oauthToken')
+    const form = token.requestBody.content['application/x-www-form-urlencoded'].schema
+    expect(form).toEqual({ $ref: '#/components/schemas/OAuthTokenRequest' })
+    expect(doc.components.schemas.OAuthTokenRequest.properties.grant_type.enum).toEqual([
+      'authorization_code',
+      'client_credentials',
+      'refresh_token',
+    ])
+    expect(Object.keys(doc.components.schemas.OAuthTokenRequest.properties)).toEqual(
+      expect.arrayContaining([
+        'code',
+        'redirect_uri',
+        'code_verifier',
+        'refresh_token',
+        'scope',
+        'client_id',
+      ]),
+    )
+    expect(token.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/OAuthTokenResponse',
+    })
+    expect(token.responses['400'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/OAuthError',
+    })
+    for (const [path, method] of [
+      ['/oauth/revoke', 'post'],
+      ['/oauth/introspect', 'post'],
+      ['/oauth/authorize', 'get'],
+      ['/oauth/jwks', 'get'],
+      ['/.well-known/oauth-authorization-server', 'get'],
+    ] as const) {
+      expect(doc.paths[path]?.[method]?.tags, path).toEqual(['oauth'])
+    }
+    const authorize = doc.paths['/oauth/authorize'].get.parameters.map((p: { name: string }) => p.name)
+    expect(authorize).toEqual(
+      expect.arrayContaining(['client_id', 'redirect_uri', 'code_challenge', 'state']),
+    )
+    // Every documented OAuth path is one the service answers.
+    const metadata = (
+      await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })
+    ).json()
+    for (const endpoint of ['token_endpoint', 'revocation_endpoint', 'introspection_endpoint', 'jwks_uri']) {
+      expect(doc.paths, endpoint).toHaveProperty([new URL(metadata[endpoint]).pathname])
+    }
   })
 
   it('serves the interactive reference at /docs from local assets only (no CDN)', async () => {

@@ -37,6 +37,35 @@ describe('configuration', () => {
     expect((error as ConfigError).problems).toHaveLength(5)
   })
 
+  it('takes CORS_ORIGINS as exact origins, none by default, and refuses * and anything with a path', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([])
+    expect(
+      loadConfig({ CORS_ORIGINS: ' https://app.example.com, http://localhost:5173,https://app.example.com' })
+        .corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173'])
+    const cases: [string, RegExp][] = [
+      ['*', /may not contain \*/],
+      ['null', /may not contain null/],
+      ['https://app.example.com/', /exactly as browsers send it.*https:\/\/app\.example\.com\.$/],
+      ['https://app.example.com/callback', /without a path/],
+      ['https://App.Example.com', /https:\/\/app\.example\.com\.$/],
+      ['https://app.example.com:443', /default port: https:\/\/app\.example\.com\.$/],
+      ['app.example.com', /http or https origin/],
+      ['ftp://files.example.com', /http or https origin/],
+    ]
+    for (const [bad, message] of cases) {
+      let problems: string[] = []
+      try {
+        loadConfig({ CORS_ORIGINS: `https://ok.example.com,${bad}` })
+      } catch (error) {
+        problems = (error as ConfigError).problems
+      }
+      expect(problems, bad).toHaveLength(1)
+      expect(problems[0], bad).toMatch(/^CORS_ORIGINS/)
+      expect(problems[0], bad).toMatch(message)
+    }
+  })
+
   it('takes TRUST_PROXY as a number of proxies or their addresses, and refuses true saying what to give instead', () => {
     expect(loadConfig({}).trustProxy).toBe(false)
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false)

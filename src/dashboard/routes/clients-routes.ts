@@ -3,6 +3,7 @@ import { ApiError } from '../../errors/api-error.ts'
 import {
   ClientInputError,
   createClient,
+  createPublicClient,
   findClient,
   listClientsOfAccount,
   removeClient,
@@ -19,6 +20,7 @@ import {
   confirmClientPage,
   type GrantView,
   oauthUnavailablePage,
+  publicClientPage,
 } from '../views/clients-views.ts'
 import { baseUrlOf } from '../views/examples.ts'
 
@@ -93,6 +95,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
       const name = field(request.body, 'name').trim().slice(0, 100)
       const redirectText = field(request.body, 'redirect_uris').slice(0, 10_000)
       const scopes = pickedScopes(request.body)
+      const isPublic = field(request.body, 'public') === '1'
       const redirectUris = redirectText
         .split(/[\r\n]+/)
         .map((u) => u.trim())
@@ -107,7 +110,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
             clients,
             grants,
             notice: { kind: 'error', text },
-            values: { name, redirectUris: redirectText, scopes },
+            values: { name, redirectUris: redirectText, scopes, isPublic },
           }),
           400,
         )
@@ -115,13 +118,21 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
       if (name === '') return again('Give the app a name: account holders see it when it asks for access.')
       if (scopes.length === 0) return again('Tick at least one scope the app may ask for.')
       if (redirectUris.length > 10) return again('Give at most 10 redirect URIs.')
+      const input = { accountId: session.accountId, name, scopes, redirectUris }
       try {
-        const { clientSecret, info } = await createClient(db, {
-          accountId: session.accountId,
-          name,
-          scopes,
-          redirectUris,
-        })
+        if (isPublic) {
+          const { info } = await createPublicClient(db, input)
+          return sendPage(
+            reply,
+            publicClientPage({
+              csrf: csrfToken(reply),
+              email: session.email,
+              client: info,
+              baseUrl: baseUrl(request),
+            }),
+          )
+        }
+        const { clientSecret, info } = await createClient(db, input)
         return sendPage(
           reply,
           clientSecretPage({
@@ -142,6 +153,9 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
     for (const action of ['rotate', 'delete'] as const) {
       app.get(`/clients/:id/${action}`, async (request, reply) => {
         const client = await ownClient(request)
+        if (action === 'rotate' && client.client_type === 'public') {
+          throw new ApiError('not_found', 'A public app has no secret to rotate.')
+        }
         return sendPage(
           reply,
           confirmClientPage({ csrf: csrfToken(reply), email: sessionOf(request).email, client, action }),

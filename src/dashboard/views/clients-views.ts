@@ -10,6 +10,8 @@ import { scopeBadges, scopeCheckboxes } from './scopes.ts'
 export interface ClientView {
   client_id: string
   name: string
+  /** `public`: a browser or phone app, no secret (PKCE only). */
+  client_type: 'confidential' | 'public'
   redirect_uris: string[]
   scopes: Scope[]
   created_at: string
@@ -29,6 +31,7 @@ export interface ClientFormValues {
   name: string
   redirectUris: string
   scopes: Scope[]
+  isPublic: boolean
 }
 
 function createForm(csrf: string, values: ClientFormValues | undefined): Html {
@@ -47,6 +50,10 @@ function createForm(csrf: string, values: ClientFormValues | undefined): Html {
       <textarea id="redirect-uris" name="redirect_uris" rows="3" placeholder="https://app.example.com/callback" aria-describedby="redirect-hint">${values?.redirectUris ?? ''}</textarea>
       <p class="hint" id="redirect-hint">One per line; https, or http on localhost. Leave empty for client credentials only.</p>
     </div>
+    <div class="field">
+      <label><input type="checkbox" name="public" value="1" aria-describedby="public-hint"${values?.isPublic ? html` checked` : ''}> Public app (runs in a browser or on a phone)</label>
+      <p class="hint" id="public-hint">A public app gets no secret, since its code is in its users' hands: it uses only the authorization code flow with PKCE, and its refresh tokens change on every use. It needs a redirect URI.</p>
+    </div>
     ${scopeCheckboxes({ legend: 'Scopes the app may ask for', chosen: values?.scopes })}
     <div class="actions"><button class="btn" type="submit">${icon('plus')}Create app</button></div>
   </form>
@@ -63,11 +70,11 @@ function clientsTable(clients: ClientView[]): Html {
   <tbody>
   ${clients.map(
     (c) => html`<tr data-client-id="${c.client_id}">
-    <td><strong>${c.name}</strong><span class="sub mono">${c.client_id}</span></td>
+    <td><strong>${c.name}</strong><span class="sub mono">${c.client_id}</span>${c.client_type === 'public' ? html`<span class="sub">Public app (PKCE, no secret)</span>` : ''}</td>
     <td>${scopeBadges(c.scopes)}</td>
     <td>${c.redirect_uris.length === 0 ? html`<span class="sub">Client credentials only</span>` : c.redirect_uris.map((u) => html`<span class="sub mono">${u}</span>`)}</td>
     <td>${when(c.created_at)}</td>
-    <td class="num"><span class="actions"><a class="btn secondary small" href="/dashboard/clients/${c.client_id}/rotate" aria-label="Rotate the secret of ${c.name}">Rotate secret</a><a class="btn secondary small" href="/dashboard/clients/${c.client_id}/delete" aria-label="Delete ${c.name}">Delete</a></span></td>
+    <td class="num"><span class="actions">${c.client_type === 'public' ? '' : html`<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/rotate" aria-label="Rotate the secret of ${c.name}">Rotate secret</a>`}<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/delete" aria-label="Delete ${c.name}">Delete</a></span></td>
   </tr>`,
   )}
   </tbody>
@@ -164,6 +171,48 @@ export function clientSecretPage(input: {
       ? ''
       : html`<p class="lead">For other account holders, send them to this address (authorization code with PKCE S256), then exchange the code at <code>/oauth/token</code>:</p>${codeBlock('authorize-url', authorize)}`
   }
+</section>`,
+  })
+}
+
+/** A new public app: its client id and how to use it from a browser (there is no secret). */
+export function publicClientPage(input: {
+  csrf: string
+  email: string
+  client: ClientView
+  baseUrl: string
+}): string {
+  const c = input.client
+  const redirectUri = c.redirect_uris[0] ?? 'REDIRECT_URI'
+  const authorize = `${input.baseUrl}/oauth/authorize?response_type=code&client_id=${c.client_id}&redirect_uri=${encodeURIComponent(redirectUri)}&scope=${encodeURIComponent(c.scopes.join(' '))}&code_challenge=CHALLENGE&code_challenge_method=S256&state=STATE`
+  const exchange = `fetch('${input.baseUrl}/oauth/token', {
+  method: 'POST',
+  body: new URLSearchParams({ grant_type: 'authorization_code', client_id: '${c.client_id}',
+    code, redirect_uri: '${redirectUri}', code_verifier }),
+})`
+  return appPage({
+    title: 'Your new OAuth app',
+    crumbs: html`<a href="/dashboard/clients">OAuth apps</a>`,
+    active: 'clients',
+    email: input.email,
+    csrf: input.csrf,
+    notice: {
+      kind: 'info',
+      text: html`<strong>A public app has no secret.</strong> It proves each code exchange with PKCE instead. For a web page on another origin to call the service, its origin must be listed in the service's <code>CORS_ORIGINS</code>.`,
+    },
+    body: html`<section class="card" aria-labelledby="client-h">
+  <h2 id="client-h">${c.name}</h2>
+  <p class="lead">${scopeBadges(c.scopes)}</p>
+  <label class="field" for="client-id"><span>Client ID</span></label>
+  <div class="secret"><output id="client-id" data-testid="client-id">${c.client_id}</output><button type="button" class="btn-copy" data-copy="client-id" hidden>Copy</button></div>
+  <div class="actions"><a class="btn" href="/dashboard/clients">Done</a></div>
+</section>
+<section class="card" aria-labelledby="use-h">
+  <h2 id="use-h">Get a token</h2>
+  <p class="lead">Send account holders to this address (authorization code with PKCE S256):</p>
+  ${codeBlock('authorize-url', authorize)}
+  <p class="lead">Then exchange the code, with the verifier behind the challenge, and call the v2 API with <code>Authorization: Bearer &lt;access_token&gt;</code>:</p>
+  ${codeBlock('token-fetch', exchange)}
 </section>`,
   })
 }

@@ -19,11 +19,14 @@ export async function handleJwt(
   res: ServerResponse,
 ): Promise<void> {
   const client = credentials.clientId === undefined ? undefined : await findClient(db, credentials.clientId)
-  if (
-    client === undefined ||
-    credentials.secret === undefined ||
-    !constantTimeEqual(providerSecret(credentials.secret), client.secret_hash)
-  ) {
+  // A public client has no secret to show: it names itself, and may only revoke (RFC 7009 §2.1).
+  const authenticated =
+    client?.client_type === 'public'
+      ? credentials.secret === undefined && action === 'revoke'
+      : client !== undefined &&
+        credentials.secret !== undefined &&
+        constantTimeEqual(providerSecret(credentials.secret), client.secret_hash)
+  if (client === undefined || !authenticated) {
     oauthError(res, 401, 'invalid_client', 'client authentication failed')
     return
   }

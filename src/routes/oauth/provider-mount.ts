@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Db } from '../../db/schema.ts'
 import { ApiError } from '../../errors/api-error.ts'
+import { copyCorsHeaders } from '../../http/cors.ts'
 import type { RateLimiter } from '../../http/rate-limiter.ts'
 import { forwardTrustedView } from '../../http/trust-proxy.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
@@ -49,6 +50,9 @@ export async function mountProvider(
     req.originalUrl = original
     req.url = `${target.path}${target.query}`
     if (server.provider.proxy) forwardTrustedView(request)
+    // Our CORS answer (src/http/cors.ts) for an allowed origin; the provider's own CORS code
+    // stands aside when it finds one, and refuses any other origin at the client endpoints.
+    copyCorsHeaders(reply)
     let handled: boolean
     try {
       handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw)

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring'
 import type { Db } from '../../db/schema.ts'
 import { findNul } from '../../errors/nul-characters.ts'
+import { findClient } from '../../oauth/clients-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import type { ProviderEndpointName } from '../../oauth/provider-endpoints.ts'
 import { handleJwt } from './jwt-tokens.ts'
@@ -41,6 +42,11 @@ export async function frontOfProvider(
   if (refuseNul(res, { ...params, Authorization: [credentials.clientId ?? '', credentials.secret ?? ''] }))
     return true
 
+  if (endpoint === 'introspection' && (await isPublicClient(db, credentials.clientId))) {
+    // RFC 7662 §2.1: introspection needs an authenticated client, which a public one cannot be.
+    oauthError(res, 401, 'invalid_client', 'public clients cannot use token introspection')
+    return true
+  }
   if (endpoint === 'token') {
     const refused = await checkScopes(db, params, credentials.clientId)
     if (refused !== undefined) {
@@ -60,6 +66,11 @@ export async function frontOfProvider(
   }
   replayBody(req, stringifyQuery(params as Record<string, string | string[]>))
   return false
+}
+
+async function isPublicClient(db: Db, clientId: string | undefined): Promise<boolean> {
+  if (clientId === undefined) return false
+  return (await findClient(db, clientId))?.client_type === 'public'
 }
 
 /**

@@ -63,4 +63,10 @@ export const OrderListSchema = Type.Object({
   url: Type.String(),
 })
 
+export const DeletedOrderSchema = Type.Object({
+  id: Type.Integer(),
+  object: Type.Literal('order'),
+  deleted: Type.Literal(true),
+})
+
 export { OrderV1Schema }

@@ -19,6 +19,7 @@ import { parseId } from '../v2/int64.ts'
 import { readFormFields } from './form-fields.ts'
 import {
   CreateOrderBody,
+  DeletedOrderSchema,
   ListOrdersQuery,
   OrderIdParams,
   OrderListSchema,
@@ -173,11 +174,7 @@ export async function v1OrderRoutes(fastify: FastifyInstance): Promise<void> {
         params: OrderIdParams,
         headers: IfMatchHeaders,
         response: {
-          200: Type.Object({
-            id: Type.Integer(),
-            object: Type.Literal('order'),
-            deleted: Type.Literal(true),
-          }),
+          200: DeletedOrderSchema,
           ...problemResponses(404, 412),
         },
       },

@@ -90,6 +90,13 @@ export const ListPetsQuery = Type.Object(
   { additionalProperties: false },
 )
 
+/** The answer of a delete. */
+export const DeletedPetSchema = Type.Object({
+  id: Type.Integer(),
+  object: Type.Literal('pet'),
+  deleted: Type.Literal(true),
+})
+
 export const PetListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(PetV1Schema),

@@ -11,6 +11,7 @@ import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { parseId } from '../v2/int64.ts'
 import {
   CreatePetBody,
+  DeletedPetSchema,
   ListPetsQuery,
   PetIdParams,
   PetListSchema,
@@ -154,7 +155,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
         params: PetIdParams,
         headers: IfMatchHeaders,
         response: {
-          200: Type.Object({ id: Type.Integer(), object: Type.Literal('pet'), deleted: Type.Literal(true) }),
+          200: DeletedPetSchema,
           ...problemResponses(404, 412),
         },
       },

@@ -62,6 +62,13 @@ export const ListUsersQuery = Type.Object(
   { additionalProperties: false },
 )
 
+/** The answer of a delete. */
+export const DeletedUserSchema = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('user'),
+  deleted: Type.Literal(true),
+})
+
 export const UserListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(UserV1Schema),

@@ -10,6 +10,7 @@ import { toUserV1, type UserFields } from '../../users/user.ts'
 import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from '../../users/users-service.ts'
 import {
   CreateUserBody,
+  DeletedUserSchema,
   ListUsersQuery,
   UpdateUserBody,
   UserIdParams,
@@ -128,7 +129,7 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
         params: UserIdParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         response: {
-          200: Type.Object({ id: Type.String(), object: Type.Literal('user'), deleted: Type.Literal(true) }),
+          200: DeletedUserSchema,
           ...problemResponses(404, 409, 412),
         },
       },

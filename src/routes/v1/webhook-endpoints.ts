@@ -1,10 +1,11 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { assertOneCursor } from '../../http/replies.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { toEndpointV1 } from '../../webhooks/webhook-endpoint.ts'
 import {
   CreateWebhookEndpointBody,
+  DeletedWebhookEndpointSchema,
   ListDeliveriesQuery,
   ListEndpointsQuery,
   QueuedDeliverySchema,
@@ -150,11 +151,7 @@ export async function v1WebhookEndpointRoutes(fastify: FastifyInstance): Promise
         security,
         params: WebhookEndpointIdParams,
         response: {
-          200: Type.Object({
-            id: Type.String(),
-            object: Type.Literal('webhook_endpoint'),
-            deleted: Type.Literal(true),
-          }),
+          200: DeletedWebhookEndpointSchema,
           ...problemResponses(404),
         },
       },

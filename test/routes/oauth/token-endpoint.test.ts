@@ -169,9 +169,11 @@ describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
     )
     expect(metadata.grant_types_supported).not.toContain('password')
     expect(metadata.grant_types_supported).not.toContain('implicit')
+    // `none`: public clients (browser apps), which prove a code exchange with PKCE instead.
     expect(metadata.token_endpoint_auth_methods_supported).toEqual([
       'client_secret_basic',
       'client_secret_post',
+      'none',
     ])
   })
 

@@ -657,6 +657,111 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/oauth/token': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Get an access token (client credentials, authorization code with PKCE, refresh token) */
+    post: operations['oauthToken']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/revoke': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Revoke an access or refresh token of this client (RFC 7009) */
+    post: operations['oauthRevoke']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/introspect': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Inspect a token of this client (RFC 7662; confidential clients only) */
+    post: operations['oauthIntrospect']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/authorize': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Start the authorization code flow in the browser (sign-in and consent pages)
+     * @description Opened in the browser, never fetched by a script: the account holder signs in and consents, then the browser is redirected to `redirect_uri` with `code`, `state` and `iss` (or `error`).
+     */
+    get: operations['oauthAuthorize']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/jwks': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The public keys that sign access tokens */
+    get: operations['oauthJwks']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/.well-known/oauth-authorization-server': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Authorization server metadata (RFC 8414) */
+    get: operations['oauthMetadata']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -765,6 +870,309 @@ export interface components {
       status: 'placed' | 'approved' | 'delivered'
       complete: boolean
     }
+    /** @description A pet, v1 representation. */
+    PetV1: {
+      /**
+       * @description Assigned by the service; positive and increasing.
+       * @example 1
+       */
+      id: number
+      /** @enum {string} */
+      object: 'pet'
+      /** @example Rex */
+      name: string
+      owner_id: string | null
+      /** @example dog */
+      species: string | null
+      breed: string | null
+      /**
+       * @description available⇄pending, available→sold, pending→sold; sold is final.
+       * @enum {string}
+       */
+      status: 'available' | 'pending' | 'sold'
+      photo_urls: string[]
+      category: {
+        id?: number
+        name?: string
+      } | null
+      tags: components['schemas']['CategoryV1'][]
+      /** @description Increases on every change; the ETag. */
+      version: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    PetListV1: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['PetV1'][]
+      has_more: boolean
+      url: string
+    }
+    DeletedPetV1: {
+      id: number
+      /** @enum {string} */
+      object: 'pet'
+      /** @enum {boolean} */
+      deleted: true
+    }
+    CategoryV1: {
+      id?: number
+      name?: string
+    }
+    /** @description A pet owner in your account. */
+    UserV1: {
+      /** @example usr_4fQk2T9ZpLm0aB7cD1eF */
+      id: string
+      /** @enum {string} */
+      object: 'user'
+      name: string
+      email: string | null
+      phone: string | null
+      version: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    UserListV1: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['UserV1'][]
+      has_more: boolean
+      url: string
+    }
+    DeletedUserV1: {
+      id: string
+      /** @enum {string} */
+      object: 'user'
+      /** @enum {boolean} */
+      deleted: true
+    }
+    /** @description A store order, v1 representation. */
+    OrderV1: {
+      /**
+       * @description Per account: chosen on v2, or assigned.
+       * @example 1
+       */
+      id: number
+      /** @enum {string} */
+      object: 'order'
+      /** @description The pet ordered: a pet of your account when the order was written. */
+      pet_id: number
+      /** @example 1 */
+      quantity: number
+      /** @description RFC 3339 date-time as sent, or null. */
+      ship_date: string | null
+      /**
+       * @description placed, approved or delivered; any may follow any other.
+       * @enum {string}
+       */
+      status: 'placed' | 'approved' | 'delivered'
+      complete: boolean
+      /** @description Increases on every change; the ETag. */
+      version: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    OrderListV1: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['OrderV1'][]
+      has_more: boolean
+      url: string
+    }
+    DeletedOrderV1: {
+      id: number
+      /** @enum {string} */
+      object: 'order'
+      /** @enum {boolean} */
+      deleted: true
+    }
+    /** @description Something that happened in your account, such as a pet created or updated. */
+    EventV1: {
+      /** @example evt_0GZr7bXk9QqT2mV8wLp4 */
+      id: string
+      /** @enum {string} */
+      object: 'event'
+      /**
+       * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted, order.created, order.updated, order.deleted.
+       * @example pet.updated
+       */
+      type: string
+      /** Format: date-time */
+      created_at: string
+      data: {
+        /** @description The object as v1 shows it, after the change (before it, for deletions). */
+        object: {
+          [key: string]: unknown
+        }
+        /** @description On `*.updated` only: the earlier values of the attributes that changed. */
+        previous_attributes?: {
+          [key: string]: unknown
+        }
+      }
+    }
+    EventListV1: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['EventV1'][]
+      has_more: boolean
+      url: string
+    }
+    /** @description An HTTPS URL of yours that receives signed events. */
+    WebhookEndpoint: {
+      /** @example we_4fQk2T9ZpLm0aB7cD1eF */
+      id: string
+      /** @enum {string} */
+      object: 'webhook_endpoint'
+      url: string
+      enabled_events: string[]
+      description: string | null
+      /** @enum {string} */
+      status: 'enabled' | 'disabled'
+      /** @description Why the endpoint is disabled (by you, or for failing). */
+      disabled_reason: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
+      secret?: string
+    }
+    WebhookEndpointList: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['WebhookEndpoint'][]
+      has_more: boolean
+      url: string
+    }
+    DeletedWebhookEndpoint: {
+      id: string
+      /** @enum {string} */
+      object: 'webhook_endpoint'
+      /** @enum {boolean} */
+      deleted: true
+    }
+    /** @description One attempt to deliver an event to an endpoint: the delivery log. */
+    WebhookDelivery: {
+      /** @example wd_4fQk2T9ZpLm0aB7cD1eF */
+      id: string
+      /** @enum {string} */
+      object: 'webhook_delivery'
+      endpoint_id: string
+      event_id: string
+      event_type: string
+      /** @description 1 for the first attempt of this event to this endpoint. */
+      attempt: number
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed' | 'retrying'
+      /** Format: date-time */
+      attempted_at: string
+      response_status: number | null
+      latency_ms: number | null
+      /** @description The first 1 KiB of the answer. */
+      response_body_excerpt: string | null
+      /** @description Why no answer came (timeout, refused address, …). */
+      error: string | null
+      /**
+       * Format: date-time
+       * @description When it is tried again.
+       */
+      next_attempt_at: string | null
+    }
+    WebhookDeliveryList: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['WebhookDelivery'][]
+      has_more: boolean
+      url: string
+    }
+    /** @description The event is queued for this endpoint; its attempts appear in the delivery log. */
+    QueuedWebhookDelivery: {
+      /** @enum {string} */
+      object: 'webhook_delivery_request'
+      endpoint_id: string
+      event_id: string
+      /** @enum {string} */
+      status: 'pending'
+    }
+    OAuthTokenRequest: {
+      /** @enum {string} */
+      grant_type: 'authorization_code' | 'client_credentials' | 'refresh_token'
+      /** @description authorization_code: the code the redirect carried. */
+      code?: string
+      /** @description authorization_code: the redirect URI of the request. */
+      redirect_uri?: string
+      /** @description authorization_code: the PKCE verifier behind `code_challenge` (required). */
+      code_verifier?: string
+      /** @description refresh_token: the latest refresh token (it rotates). */
+      refresh_token?: string
+      /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
+      scope?: string
+      /** @description Public clients, and confidential ones not using Basic. */
+      client_id?: string
+      /** @description Confidential clients not using Basic. */
+      client_secret?: string
+    }
+    OAuthTokenResponse: {
+      /** @description An RFC 9068 JWT for the v2 API. */
+      access_token: string
+      /** @enum {string} */
+      token_type: 'Bearer'
+      /** @example 3600 */
+      expires_in: number
+      scope?: string
+      /** @description Code flow only; each use answers a new one and retires the old. */
+      refresh_token?: string
+    }
+    OAuthTokenRevocationRequest: {
+      token: string
+      /** @enum {string} */
+      token_type_hint?: 'access_token' | 'refresh_token'
+      client_id?: string
+      client_secret?: string
+    }
+    OAuthIntrospectionResponse: {
+      active: boolean
+      client_id?: string
+      scope?: string
+      sub?: string
+      exp?: number
+      iat?: number
+      iss?: string
+      token_type?: string
+    }
+    OAuthError: {
+      /**
+       * @example invalid_grant
+       * @example invalid_client
+       * @example invalid_request
+       * @example invalid_scope
+       */
+      error: string
+      error_description?: string
+    }
+    JsonWebKeySet: {
+      keys: {
+        [key: string]: unknown
+      }[]
+    }
+    /** @description RFC 8414 authorization server metadata. */
+    AuthorizationServerMetadata: {
+      issuer: string
+      authorization_endpoint: string
+      token_endpoint: string
+      revocation_endpoint?: string
+      introspection_endpoint?: string
+      jwks_uri?: string
+      scopes_supported?: string[]
+    } & {
+      [key: string]: unknown
+    }
   }
   responses: never
   parameters: never
@@ -800,47 +1208,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /**
-               * @description Assigned by the service; positive and increasing.
-               * @example 1
-               */
-              id: number
-              /** @enum {string} */
-              object: 'pet'
-              /** @example Rex */
-              name: string
-              owner_id: string | null
-              /** @example dog */
-              species: string | null
-              breed: string | null
-              /**
-               * @description available⇄pending, available→sold, pending→sold; sold is final.
-               * @enum {string}
-               */
-              status: 'available' | 'pending' | 'sold'
-              photo_urls: string[]
-              category: {
-                id?: number
-                name?: string
-              } | null
-              tags: {
-                id?: number
-                name?: string
-              }[]
-              /** @description Increases on every change; the ETag. */
-              version: number
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['PetListV1']
         }
       }
       /** @description Invalid parameters */
@@ -917,41 +1285,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Assigned by the service; positive and increasing.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'pet'
-            /** @example Rex */
-            name: string
-            owner_id: string | null
-            /** @example dog */
-            species: string | null
-            breed: string | null
-            /**
-             * @description available⇄pending, available→sold, pending→sold; sold is final.
-             * @enum {string}
-             */
-            status: 'available' | 'pending' | 'sold'
-            photo_urls: string[]
-            category: {
-              id?: number
-              name?: string
-            } | null
-            tags: {
-              id?: number
-              name?: string
-            }[]
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['PetV1']
         }
       }
       /** @description Invalid parameters */
@@ -1046,41 +1380,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Assigned by the service; positive and increasing.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'pet'
-            /** @example Rex */
-            name: string
-            owner_id: string | null
-            /** @example dog */
-            species: string | null
-            breed: string | null
-            /**
-             * @description available⇄pending, available→sold, pending→sold; sold is final.
-             * @enum {string}
-             */
-            status: 'available' | 'pending' | 'sold'
-            photo_urls: string[]
-            category: {
-              id?: number
-              name?: string
-            } | null
-            tags: {
-              id?: number
-              name?: string
-            }[]
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['PetV1']
         }
       }
       /** @description Invalid parameters */
@@ -1151,13 +1451,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            id: number
-            /** @enum {string} */
-            object: 'pet'
-            /** @enum {boolean} */
-            deleted: true
-          }
+          'application/json': components['schemas']['DeletedPetV1']
         }
       }
       /** @description Invalid parameters */
@@ -1255,41 +1549,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Assigned by the service; positive and increasing.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'pet'
-            /** @example Rex */
-            name: string
-            owner_id: string | null
-            /** @example dog */
-            species: string | null
-            breed: string | null
-            /**
-             * @description available⇄pending, available→sold, pending→sold; sold is final.
-             * @enum {string}
-             */
-            status: 'available' | 'pending' | 'sold'
-            photo_urls: string[]
-            category: {
-              id?: number
-              name?: string
-            } | null
-            tags: {
-              id?: number
-              name?: string
-            }[]
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['PetV1']
         }
       }
       /** @description Invalid parameters */
@@ -1398,26 +1658,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /** @example usr_4fQk2T9ZpLm0aB7cD1eF */
-              id: string
-              /** @enum {string} */
-              object: 'user'
-              name: string
-              email: string | null
-              phone: string | null
-              version: number
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['UserListV1']
         }
       }
       /** @description Invalid parameters */
@@ -1487,20 +1728,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example usr_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'user'
-            name: string
-            email: string | null
-            phone: string | null
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['UserV1']
         }
       }
       /** @description Invalid parameters */
@@ -1595,20 +1823,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example usr_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'user'
-            name: string
-            email: string | null
-            phone: string | null
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['UserV1']
         }
       }
       /** @description Invalid parameters */
@@ -1678,13 +1893,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            id: string
-            /** @enum {string} */
-            object: 'user'
-            /** @enum {boolean} */
-            deleted: true
-          }
+          'application/json': components['schemas']['DeletedUserV1']
         }
       }
       /** @description Invalid parameters */
@@ -1783,20 +1992,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example usr_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'user'
-            name: string
-            email: string | null
-            phone: string | null
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['UserV1']
         }
       }
       /** @description Invalid parameters */
@@ -1899,39 +2095,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /**
-               * @description Per account: chosen on v2, or assigned.
-               * @example 1
-               */
-              id: number
-              /** @enum {string} */
-              object: 'order'
-              /** @description The pet ordered: a pet of your account when the order was written. */
-              pet_id: number
-              /** @example 1 */
-              quantity: number
-              /** @description RFC 3339 date-time as sent, or null. */
-              ship_date: string | null
-              /**
-               * @description placed, approved or delivered; any may follow any other.
-               * @enum {string}
-               */
-              status: 'placed' | 'approved' | 'delivered'
-              complete: boolean
-              /** @description Increases on every change; the ETag. */
-              version: number
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['OrderListV1']
         }
       }
       /** @description Invalid parameters */
@@ -2011,33 +2175,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Per account: chosen on v2, or assigned.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'order'
-            /** @description The pet ordered: a pet of your account when the order was written. */
-            pet_id: number
-            /** @example 1 */
-            quantity: number
-            /** @description RFC 3339 date-time as sent, or null. */
-            ship_date: string | null
-            /**
-             * @description placed, approved or delivered; any may follow any other.
-             * @enum {string}
-             */
-            status: 'placed' | 'approved' | 'delivered'
-            complete: boolean
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['OrderV1']
         }
       }
       /** @description Invalid parameters */
@@ -2132,33 +2270,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Per account: chosen on v2, or assigned.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'order'
-            /** @description The pet ordered: a pet of your account when the order was written. */
-            pet_id: number
-            /** @example 1 */
-            quantity: number
-            /** @description RFC 3339 date-time as sent, or null. */
-            ship_date: string | null
-            /**
-             * @description placed, approved or delivered; any may follow any other.
-             * @enum {string}
-             */
-            status: 'placed' | 'approved' | 'delivered'
-            complete: boolean
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['OrderV1']
         }
       }
       /** @description Invalid parameters */
@@ -2229,13 +2341,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            id: number
-            /** @enum {string} */
-            object: 'order'
-            /** @enum {boolean} */
-            deleted: true
-          }
+          'application/json': components['schemas']['DeletedOrderV1']
         }
       }
       /** @description Invalid parameters */
@@ -2336,33 +2442,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /**
-             * @description Per account: chosen on v2, or assigned.
-             * @example 1
-             */
-            id: number
-            /** @enum {string} */
-            object: 'order'
-            /** @description The pet ordered: a pet of your account when the order was written. */
-            pet_id: number
-            /** @example 1 */
-            quantity: number
-            /** @description RFC 3339 date-time as sent, or null. */
-            ship_date: string | null
-            /**
-             * @description placed, approved or delivered; any may follow any other.
-             * @enum {string}
-             */
-            status: 'placed' | 'approved' | 'delivered'
-            complete: boolean
-            /** @description Increases on every change; the ETag. */
-            version: number
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-          }
+          'application/json': components['schemas']['OrderV1']
         }
       }
       /** @description Invalid parameters */
@@ -2547,35 +2627,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /** @example evt_0GZr7bXk9QqT2mV8wLp4 */
-              id: string
-              /** @enum {string} */
-              object: 'event'
-              /**
-               * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted, order.created, order.updated, order.deleted.
-               * @example pet.updated
-               */
-              type: string
-              /** Format: date-time */
-              created_at: string
-              data: {
-                /** @description The object as v1 shows it, after the change (before it, for deletions). */
-                object: {
-                  [key: string]: unknown
-                }
-                /** @description On `*.updated` only: the earlier values of the attributes that changed. */
-                previous_attributes?: {
-                  [key: string]: unknown
-                }
-              }
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['EventListV1']
         }
       }
       /** @description Invalid parameters */
@@ -2634,29 +2686,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example evt_0GZr7bXk9QqT2mV8wLp4 */
-            id: string
-            /** @enum {string} */
-            object: 'event'
-            /**
-             * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted, order.created, order.updated, order.deleted.
-             * @example pet.updated
-             */
-            type: string
-            /** Format: date-time */
-            created_at: string
-            data: {
-              /** @description The object as v1 shows it, after the change (before it, for deletions). */
-              object: {
-                [key: string]: unknown
-              }
-              /** @description On `*.updated` only: the earlier values of the attributes that changed. */
-              previous_attributes?: {
-                [key: string]: unknown
-              }
-            }
-          }
+          'application/json': components['schemas']['EventV1']
         }
       }
       /** @description Invalid parameters */
@@ -2728,31 +2758,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /** @example we_4fQk2T9ZpLm0aB7cD1eF */
-              id: string
-              /** @enum {string} */
-              object: 'webhook_endpoint'
-              url: string
-              enabled_events: string[]
-              description: string | null
-              /** @enum {string} */
-              status: 'enabled' | 'disabled'
-              /** @description Why the endpoint is disabled (by you, or for failing). */
-              disabled_reason: string | null
-              /** Format: date-time */
-              created_at: string
-              /** Format: date-time */
-              updated_at: string
-              /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
-              secret?: string
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['WebhookEndpointList']
         }
       }
       /** @description Invalid parameters */
@@ -2819,25 +2825,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'webhook_endpoint'
-            url: string
-            enabled_events: string[]
-            description: string | null
-            /** @enum {string} */
-            status: 'enabled' | 'disabled'
-            /** @description Why the endpoint is disabled (by you, or for failing). */
-            disabled_reason: string | null
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
-            secret?: string
-          }
+          'application/json': components['schemas']['WebhookEndpoint']
         }
       }
       /** @description Invalid parameters */
@@ -2914,25 +2902,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'webhook_endpoint'
-            url: string
-            enabled_events: string[]
-            description: string | null
-            /** @enum {string} */
-            status: 'enabled' | 'disabled'
-            /** @description Why the endpoint is disabled (by you, or for failing). */
-            disabled_reason: string | null
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
-            secret?: string
-          }
+          'application/json': components['schemas']['WebhookEndpoint']
         }
       }
       /** @description Invalid parameters */
@@ -3000,13 +2970,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            id: string
-            /** @enum {string} */
-            object: 'webhook_endpoint'
-            /** @enum {boolean} */
-            deleted: true
-          }
+          'application/json': components['schemas']['DeletedWebhookEndpoint']
         }
       }
       /** @description Invalid parameters */
@@ -3087,25 +3051,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'webhook_endpoint'
-            url: string
-            enabled_events: string[]
-            description: string | null
-            /** @enum {string} */
-            status: 'enabled' | 'disabled'
-            /** @description Why the endpoint is disabled (by you, or for failing). */
-            disabled_reason: string | null
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
-            secret?: string
-          }
+          'application/json': components['schemas']['WebhookEndpoint']
         }
       }
       /** @description Invalid parameters */
@@ -3201,25 +3147,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @example we_4fQk2T9ZpLm0aB7cD1eF */
-            id: string
-            /** @enum {string} */
-            object: 'webhook_endpoint'
-            url: string
-            enabled_events: string[]
-            description: string | null
-            /** @enum {string} */
-            status: 'enabled' | 'disabled'
-            /** @description Why the endpoint is disabled (by you, or for failing). */
-            disabled_reason: string | null
-            /** Format: date-time */
-            created_at: string
-            /** Format: date-time */
-            updated_at: string
-            /** @description The signing secret (`whsec_…`): only in the answers of create and rotate_secret. */
-            secret?: string
-          }
+          'application/json': components['schemas']['WebhookEndpoint']
         }
       }
       /** @description Invalid parameters */
@@ -3315,38 +3243,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'list'
-            data: {
-              /** @example wd_4fQk2T9ZpLm0aB7cD1eF */
-              id: string
-              /** @enum {string} */
-              object: 'webhook_delivery'
-              endpoint_id: string
-              event_id: string
-              event_type: string
-              /** @description 1 for the first attempt of this event to this endpoint. */
-              attempt: number
-              /** @enum {string} */
-              status: 'pending' | 'succeeded' | 'failed' | 'retrying'
-              /** Format: date-time */
-              attempted_at: string
-              response_status: number | null
-              latency_ms: number | null
-              /** @description The first 1 KiB of the answer. */
-              response_body_excerpt: string | null
-              /** @description Why no answer came (timeout, refused address, …). */
-              error: string | null
-              /**
-               * Format: date-time
-               * @description When it is tried again.
-               */
-              next_attempt_at: string | null
-            }[]
-            has_more: boolean
-            url: string
-          }
+          'application/json': components['schemas']['WebhookDeliveryList']
         }
       }
       /** @description Invalid parameters */
@@ -3421,14 +3318,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'webhook_delivery_request'
-            endpoint_id: string
-            event_id: string
-            /** @enum {string} */
-            status: 'pending'
-          }
+          'application/json': components['schemas']['QueuedWebhookDelivery']
         }
       }
       /** @description Invalid parameters */
@@ -3514,14 +3404,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            /** @enum {string} */
-            object: 'webhook_delivery_request'
-            endpoint_id: string
-            event_id: string
-            /** @enum {string} */
-            status: 'pending'
-          }
+          'application/json': components['schemas']['QueuedWebhookDelivery']
         }
       }
       /** @description Invalid parameters */
@@ -5117,6 +5000,208 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  oauthToken: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': components['schemas']['OAuthTokenRequest']
+      }
+    }
+    responses: {
+      /** @description The tokens. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthTokenResponse']
+        }
+      }
+      /** @description invalid_request, invalid_grant, invalid_scope, unsupported_grant_type. */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthError']
+        }
+      }
+      /** @description invalid_client: unknown client, wrong secret. */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthError']
+        }
+      }
+    }
+  }
+  oauthRevoke: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': components['schemas']['OAuthTokenRevocationRequest']
+      }
+    }
+    responses: {
+      /** @description Revoked, or unknown (RFC 7009 answers both alike). */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description invalid_request. */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthError']
+        }
+      }
+      /** @description invalid_client. */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthError']
+        }
+      }
+    }
+  }
+  oauthIntrospect: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': components['schemas']['OAuthTokenRevocationRequest']
+      }
+    }
+    responses: {
+      /** @description `active: false` for an expired, revoked or another client's token. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthIntrospectionResponse']
+        }
+      }
+      /** @description invalid_client. */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthError']
+        }
+      }
+    }
+  }
+  oauthAuthorize: {
+    parameters: {
+      query: {
+        /** @description Always `code`. */
+        response_type: 'code'
+        /** @description The client (pet_ci_…). */
+        client_id: string
+        /** @description One of the client’s registered redirect URIs. */
+        redirect_uri: string
+        /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
+        scope: string
+        /** @description Returned unchanged with the code. */
+        state?: string
+        /** @description BASE64URL(SHA-256(code_verifier)). */
+        code_challenge: string
+        /** @description Always `S256`. */
+        code_challenge_method: 'S256'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description To the sign-in page, or back to the client with the code. */
+      303: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description An HTML page naming the error (unknown client or redirect URI). */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Too many authorization requests from this address. */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  oauthJwks: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A JWK set (ES256). */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['JsonWebKeySet']
+        }
+      }
+    }
+  }
+  oauthMetadata: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The endpoints, scopes and methods this server offers. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthorizationServerMetadata']
         }
       }
     }
