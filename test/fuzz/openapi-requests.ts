@@ -58,6 +58,8 @@ export interface FuzzContext {
   petIds: number[]
   userIds: string[]
   userSeqs: number[]
+  /** The v2 users' usernames (`/v2/user/{username}`). */
+  usernames: string[]
 }
 
 /**
@@ -459,9 +461,11 @@ function idFor(
   method: string,
 ): fc.Arbitrary<string> {
   const known: string[] = path.includes('/user')
-    ? param.schema.type === 'integer'
-      ? ctx.userSeqs.map(String)
-      : ctx.userIds
+    ? param.name === 'username'
+      ? ctx.usernames
+      : param.schema.type === 'integer'
+        ? ctx.userSeqs.map(String)
+        : ctx.userIds
     : param.name === 'code'
       ? ['not_found', 'invalid_id', 'internal_error']
       : ctx.petIds.map(String)
@@ -633,6 +637,7 @@ function knownValues(path: string, ctx: FuzzContext): Record<string, unknown[]> 
     id: users ? ctx.userSeqs : ctx.petIds,
     petId: ctx.petIds,
     userId: ctx.userSeqs,
+    username: ctx.usernames,
     ownerId: ctx.userIds,
     owner_id: ctx.userIds,
     code: ['not_found', 'invalid_id', 'internal_error'],
@@ -683,7 +688,9 @@ function wellFormedRequest(
     .filter((p) => p.in === 'path')
     .map((p) => {
       const values =
-        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' ? ctx.userIds : known[p.name]
+        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' && p.name !== 'username'
+          ? ctx.userIds
+          : known[p.name]
       return fc.constantFrom(...(values ?? ['1']).map(String))
     })
   const query = parameters

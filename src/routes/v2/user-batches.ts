@@ -23,16 +23,21 @@ function itemParam(param: string): string {
 /** The same problem, its fields named by item (`[3].username`), its detail saying which item when it names one. */
 function forItems(error: ApiError, index?: number): ApiError {
   const rename = (param: string) => (index === undefined ? itemParam(param) : `[${index}].${param}`)
+  const renamed = (text: string) => text.replace(/`([^`]*)`/g, (_, p: string) => `\`${rename(p)}\``)
   const errors = error.options.errors?.map((e: FieldError) => ({
     param: rename(e.param),
-    message: e.message.replace(/`([^`]*)`/, (_, p: string) => `\`${rename(p)}\``),
+    message: renamed(e.message),
   }))
   const param = error.options.param === undefined ? undefined : rename(error.options.param)
-  return new ApiError(error.code, index === undefined ? error.detail : `Item [${index}]: ${error.detail}`, {
-    ...error.options,
-    ...(param === undefined ? {} : { param }),
-    ...(errors === undefined ? {} : { errors }),
-  })
+  return new ApiError(
+    error.code,
+    index === undefined ? renamed(error.detail) : `Item [${index}]: ${error.detail}`,
+    {
+      ...error.options,
+      ...(param === undefined ? {} : { param }),
+      ...(errors === undefined ? {} : { errors }),
+    },
+  )
 }
 
 function assertBatchValid(request: Parameters<typeof assertValid>[0]): Item[] {
