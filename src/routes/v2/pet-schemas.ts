@@ -4,7 +4,8 @@ import { LIMITS, Nullable, StringEnum } from '../../schemas/common.ts'
 
 /**
  * Schemas of the Petstore-compatible v2 API (camelCase, the Swagger Petstore v2 `Pet`). Optional
- * fields are absent, never null, in answers; in requests, null is taken as absent.
+ * fields are absent, never null, in answers; in requests, null is taken as absent (members of a
+ * category or tag included).
  */
 
 const Int64 = (description: string) => Type.Integer({ format: 'int64', description })
@@ -13,8 +14,8 @@ const Int64 = (description: string) => Type.Integer({ format: 'int64', descripti
 const IdName = (options: { $id?: string; description: string }) =>
   Type.Object(
     {
-      id: Type.Optional(Int64(`${options.description} id.`)),
-      name: Type.Optional(Type.String({ maxLength: LIMITS.shortText })),
+      id: Type.Optional(Nullable(Int64(`${options.description} id.`))),
+      name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),
     },
     { additionalProperties: false, ...options },
   )
@@ -27,7 +28,7 @@ const PhotoUrls = Type.Array(Type.String({ maxLength: LIMITS.url }), { maxItems:
 
 export const PetV2Schema = Type.Object(
   {
-    id: Int64('Assigned by the service.'),
+    id: Int64('Unique within your account: chosen by the client (POST with an `id`) or assigned from 1 up.'),
     category: Type.Optional(Type.Ref('Category')),
     name: Type.String({ examples: ['doggie'] }),
     photoUrls: Type.Array(Type.String()),
@@ -40,10 +41,19 @@ export const PetV2Schema = Type.Object(
   { $id: 'Pet', description: 'A pet, Petstore v2 representation: read back exactly as it was sent.' },
 )
 
-/** The body of POST and PUT /v2/pet. `id` is required by PUT (checked by the route: 400). */
+/**
+ * The body of POST and PUT /v2/pet; null is taken as absent wherever a field is optional. `id` is
+ * required by PUT (checked by the route: 400).
+ */
 export const PetV2Body = Type.Object(
   {
-    id: Type.Optional(Int64('The pet to update (PUT); ignored by POST, which assigns one.')),
+    id: Type.Optional(
+      Nullable(
+        Int64(
+          'The pet to update (PUT). POST: the id to create the pet with (or of your pet to replace), 1 to 2^53 − 1; absent or null, one is assigned.',
+        ),
+      ),
+    ),
     category: Type.Optional(Nullable(IdName({ description: 'Category' }))),
     name: Type.String({ minLength: 1, maxLength: LIMITS.shortText, pattern: '\\S', examples: ['doggie'] }),
     photoUrls: PhotoUrls,
