@@ -55,17 +55,19 @@ function toColumns(fields: UserFields): Updateable<UsersTable> {
   return out
 }
 
+/** Inserts the user with v2 id `petstoreId`; undefined when the account already has a user with that id. */
 export async function insertUser(
   db: Db,
   accountId: string,
-  fields: UserFields & { name: string; petstoreId: number },
+  petstoreId: number,
+  fields: UserFields & { name: string },
   at: string,
-): Promise<User> {
+): Promise<User | undefined> {
   const row = await db
     .insertInto('users')
     .values({
       id: newId('usr'),
-      petstore_id: fields.petstoreId,
+      petstore_id: petstoreId,
       account_id: accountId,
       name: fields.name,
       email: fields.email ?? null,
@@ -79,9 +81,12 @@ export async function insertUser(
       created_at: at,
       updated_at: at,
     })
+    // Taken (a client chose the id, or a concurrent create did): nothing inserted, and on
+    // PostgreSQL the transaction stays usable (src/db/account-ids.ts).
+    .onConflict((oc) => oc.columns(['account_id', 'petstore_id']).doNothing())
     .returning(COLUMNS)
-    .executeTakeFirstOrThrow()
-  return toUser(row)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toUser(row)
 }
 
 export async function findUser(db: Db, accountId: string, id: string): Promise<User | undefined> {
@@ -259,14 +264,4 @@ export function uniqueConflictOf(error: unknown): 'username' | 'petstore_id' | u
     if (message.includes('users.petstore_id')) return 'petstore_id'
   }
   return undefined
-}
-
-/** The next v2 id of the account: past every one it holds. */
-export async function nextPetstoreId(db: Db, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.max('petstore_id').as('max'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirst()
-  return Number(row?.max ?? 0) + 1
 }

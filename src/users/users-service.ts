@@ -1,5 +1,6 @@
 import { PasswordWorkBusyError } from '../accounts/password-work.ts'
 import { hashPassword } from '../accounts/passwords.ts'
+import type { ReservedId } from '../db/account-ids.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { recordEvent } from '../events/events-service.ts'
@@ -14,7 +15,6 @@ import {
   findUserByUsername,
   insertUser,
   listUsers,
-  nextPetstoreId,
   type UserListQuery,
   uniqueConflictOf,
   updateUserAtVersion,
@@ -95,15 +95,30 @@ async function orConflict<T>(fields: UserFields, write: () => Promise<T>): Promi
   }
 }
 
+/**
+ * Creates a user. Its v2 id is `fields.petstoreId` when the client chose one (409 when another
+ * user has it), else `id`, reserved (database.ids.reserve(accountId, 'user')) before the
+ * transaction `db` began.
+ */
 export async function createUser(
   db: Db,
   accountId: string,
   fields: UserFields & { name: string },
+  id: ReservedId | undefined,
 ): Promise<User> {
   await assertFree(db, accountId, fields)
-  const petstoreId = fields.petstoreId ?? (await nextPetstoreId(db, accountId))
   const at = nowIso()
-  const user = await orConflict(fields, () => insertUser(db, accountId, { ...fields, petstoreId }, at))
+  const insert = (n: number) => orConflict(fields, () => insertUser(db, accountId, n, fields, at))
+  let user: User | undefined
+  if (fields.petstoreId !== undefined) {
+    user = await insert(fields.petstoreId)
+    // A concurrent create took it between the check and the insert.
+    if (user === undefined) throw petstoreIdTaken(fields.petstoreId)
+  } else if (id !== undefined) {
+    user = await id.insert(db, insert)
+  } else {
+    throw new Error('createUser needs a reserved id when the client chose none.')
+  }
   await recordEvent(db, { accountId, type: 'user.created', objectId: user.id, object: toUserV1(user), at })
   return user
 }
@@ -117,9 +132,10 @@ export async function saveUserByUsername(
   db: Db,
   accountId: string,
   fields: UserFields & { username: string; name: string },
+  id: ReservedId | undefined,
 ): Promise<{ user: User; created: boolean }> {
   const existing = await findUserByUsername(db, accountId, fields.username)
-  if (existing === undefined) return { user: await createUser(db, accountId, fields), created: true }
+  if (existing === undefined) return { user: await createUser(db, accountId, fields, id), created: true }
   return { user: await updateUser(db, accountId, existing.id, fields), created: false }
 }
 

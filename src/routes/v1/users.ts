@@ -41,7 +41,7 @@ function fieldsFromV1(body: Static<typeof UpdateUserBody>): UserFields {
 
 export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/user',
@@ -59,11 +59,11 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { accountId } = request.principal!
+      const fields = { ...fieldsFromV1(request.body), name: request.body.name }
+      // Reserved before the transaction opens (see src/db/account-ids.ts).
+      const id = await database.ids.reserve(accountId, 'user')
       return createOnce(db, request, reply, '/v1/user', async (trx) => {
-        const user = await createUser(trx, accountId, {
-          ...fieldsFromV1(request.body),
-          name: request.body.name,
-        })
+        const user = await createUser(trx, accountId, fields, id)
         return {
           status: 201,
           headers: { location: `/v1/user/${user.id}`, etag: etagFor(user.version) },

@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import type { ReservedId } from '../../db/account-ids.ts'
 import { ApiError, type FieldError } from '../../errors/api-error.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { UserFields } from '../../users/user.ts'
@@ -102,7 +103,7 @@ function assertBatchValid(request: Parameters<typeof assertValid>[0]): Item[] {
  */
 export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   for (const [path, operationId] of [
     ['/user/createWithArray', 'createUsersWithArrayInput'],
@@ -131,6 +132,10 @@ export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void>
         // One password at a time: the account's password work is bounded (src/accounts/password-work.ts).
         const fields: UserFields[] = []
         for (const item of items) fields.push(await fieldsFromV2(item, accountId))
+        // Reserved before the transaction opens (src/db/account-ids.ts).
+        const ids: (ReservedId | undefined)[] = []
+        for (const item of items)
+          ids.push(item.id == null ? await database.ids.reserve(accountId, 'user') : undefined)
         return createOnce(
           db,
           request,
@@ -140,11 +145,16 @@ export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void>
             const users = []
             for (const [i, item] of items.entries()) {
               try {
-                const { user } = await saveUserByUsername(trx, accountId, {
-                  ...fields[i],
-                  username: item.username,
-                  name: fields[i]?.name ?? item.username,
-                })
+                const { user } = await saveUserByUsername(
+                  trx,
+                  accountId,
+                  {
+                    ...fields[i],
+                    username: item.username,
+                    name: fields[i]?.name ?? item.username,
+                  },
+                  ids[i],
+                )
                 users.push(toUserV2(user))
               } catch (error) {
                 throw error instanceof ApiError ? forItems(error, i) : error

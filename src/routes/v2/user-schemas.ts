@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { MAX_ID } from '../../db/account-ids.ts'
 import { LIMITS, Nullable } from '../../schemas/common.ts'
 import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from '../../users/usernames.ts'
 
@@ -37,7 +38,7 @@ const userFields = {
       Type.Integer({
         format: 'int64',
         minimum: 1,
-        maximum: Number.MAX_SAFE_INTEGER,
+        maximum: MAX_ID,
         description:
           'The user id, 1 to 2^53−1, unique in your account; absent, a new user gets the next free one and an existing one keeps its own.',
       }),

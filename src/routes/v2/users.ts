@@ -47,7 +47,7 @@ export function usernameParam(request: FastifyRequest): string {
 
 export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/user',
@@ -73,17 +73,25 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
       assertUsernameAllowed(body.username)
       const accountId = request.principal!.accountId
       const fields = await fieldsFromV2(body, accountId)
+      // Reserved before the transaction opens (src/db/account-ids.ts); unused when the username
+      // exists or the body chose an id: ids may have gaps.
+      const id = body.id == null ? await database.ids.reserve(accountId, 'user') : undefined
       return createOnce(
         db,
         request,
         reply,
         '/v2/user',
         async (trx) => {
-          const { user } = await saveUserByUsername(trx, accountId, {
-            ...fields,
-            username: body.username,
-            name: fields.name ?? body.username,
-          })
+          const { user } = await saveUserByUsername(
+            trx,
+            accountId,
+            {
+              ...fields,
+              username: body.username,
+              name: fields.name ?? body.username,
+            },
+            id,
+          )
           const location = userLocation(user.username)
           return {
             status: 200,

@@ -107,6 +107,24 @@ describeDb('v2 users (Petstore compatible, by username)', () => {
     expect(events.json().data.map((e: { type: string }) => e.type)).toEqual(['user.updated', 'user.created'])
   })
 
+  it('keeps one user per username when the same new username is posted many times at once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call('POST', '/v2/user', { username: 'racer', userStatus: i })),
+    )
+    // Each one created or replaced it; one that lost the race to create it is told so (409).
+    for (const res of answers) expect([200, 409], res.body).toContain(res.statusCode)
+    for (const res of answers.filter((r) => r.statusCode === 409))
+      expect(res.json().code).toBe('username_taken')
+    const rows = await t.database.db
+      .selectFrom('users')
+      .select('petstore_id')
+      .where('account_id', '=', client.accountId)
+      .where('username', '=', 'racer')
+      .execute()
+    expect(rows).toHaveLength(1)
+    expect((await call('GET', '/v2/user/racer')).json().id).toBe(rows[0]!.petstore_id)
+  })
+
   it('keeps a client-chosen id, and refuses one another user of the account has (409)', async () => {
     const chosen = await call('POST', '/v2/user', { id: 500, username: 'chosen' })
     expect(chosen.statusCode, chosen.body).toBe(200)
