@@ -8,8 +8,9 @@ import { type EventLoopUtilization, performance } from 'node:perf_hooks'
  * its speed and the backlog waits; when there is room, it grows back and the backlog drains.
  * Additive-increase/multiplicative-decrease on the event loop utilisation of each window
  * (https://nodejs.org/api/perf_hooks.html#performanceeventlooputilizationutilization1-utilization2),
- * applied only while requests are being answered: with none, the worker's own work is all
- * there is, and it goes at full speed.
+ * applied only while requests are arriving: with none, the worker's own work is all there is,
+ * and it goes at full speed. Arrivals, not answers: a worker that starved the loop would see
+ * no answers and take that for a quiet process.
  */
 export class CpuShare {
   #allowance: number
@@ -19,7 +20,7 @@ export class CpuShare {
 
   constructor(
     private readonly windowMs: number,
-    /** Requests answered so far by this process (a counter that only grows). */
+    /** Requests received so far by this process (a counter that only grows). */
     private readonly requests: () => number,
     private readonly min = 2,
     private readonly max = 2000,

@@ -23,8 +23,10 @@ export interface DeliveryWorkerOptions {
   concurrencyPerEndpoint: number
   disableAfterDays: number
   log: FastifyBaseLogger
-  /** Requests this process has answered so far: the worker yields to them (see CpuShare). */
-  requestsAnswered?: () => number
+  /** Requests this process has received so far: the worker yields to them (see CpuShare). */
+  requestsReceived?: () => number
+  /** How the worker yields to requests (default: a CpuShare over requestsReceived). */
+  cpuShare?: CpuShare
   /** How long the worker idles when there is nothing to do (new events are found by polling). */
   pollMs?: number
   /** How long a hole in the events' seq is waited for (see FanOut); 0 on SQLite. */
@@ -64,6 +66,8 @@ export class DeliveryWorker {
   #share: CpuShare | undefined
   /** Claims are made in batches of at least this many (each claim is a query and a write). */
   readonly #claimBatch: number
+  /** When a claim that left busy endpoints out last found nothing (see #claim). */
+  #emptyExcludingClaimAt = Number.NEGATIVE_INFINITY
   #stopping = false
   #loop: Promise<void> | undefined
   #wake: (() => void) | undefined
@@ -79,7 +83,8 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.#share ??= new CpuShare(this.#pollMs, this.options.requestsAnswered ?? (() => 0))
+    this.#share ??=
+      this.options.cpuShare ?? new CpuShare(this.#pollMs, this.options.requestsReceived ?? (() => 0))
     this.#loop ??= this.#run()
   }
 
@@ -108,7 +113,7 @@ export class DeliveryWorker {
   }
 
   async #run(): Promise<void> {
-    let lastFanOut = 0
+    let lastFanOut = Number.NEGATIVE_INFINITY
     let backlog = false
     while (!this.#stopping) {
       let more = false
@@ -116,13 +121,18 @@ export class DeliveryWorker {
         // New events are looked for every poll interval (or at once while a backlog lasts), not
         // on every wake-up: each look is a write transaction.
         // While requests saturate the process, new events wait (up to a few seconds) too.
-        const interval = this.#share?.saturated() ? SATURATED_FAN_OUT_MS : this.#pollMs
-        if ((backlog && interval === this.#pollMs) || performance.now() - lastFanOut >= interval) {
+        const saturated = this.#share?.saturated() ?? false
+        const interval = saturated ? SATURATED_FAN_OUT_MS : this.#pollMs
+        let fannedOut = false
+        if ((backlog && !saturated) || performance.now() - lastFanOut >= interval) {
           lastFanOut = performance.now()
           backlog = (await this.#fanOut.run()) >= FAN_OUT_BACKLOG
+          fannedOut = true
         }
         const claimed = this.#stopping ? 0 : await this.#claim()
-        more = backlog || claimed >= this.#claimBatch
+        // Straight on only when this round found more to do; a backlog whose fan-out waits for
+        // the load to pass is not a reason to spin (each round is a write transaction).
+        more = (fannedOut && backlog) || claimed >= this.#claimBatch
       } catch (error) {
         this.options.log.warn({ err: error }, 'webhook worker round failed; trying again')
       }
@@ -151,6 +161,10 @@ export class DeliveryWorker {
     if (room <= 0 || this.#stopping) return 0
     const now = this.options.clock.now()
     const full = [...this.#busy].filter(([, n]) => n >= this.options.concurrencyPerEndpoint).map(([id]) => id)
+    // With busy endpoints left out, the query walks past all their due rows (a backlog of
+    // thousands) to find another endpoint's: after such a walk found nothing, the next waits for
+    // the poll interval instead of following every finished send.
+    if (full.length > 0 && performance.now() - this.#emptyExcludingClaimAt < this.#pollMs) return 0
     // One transaction: the rows stay locked from the choice to the update.
     const claimed = await this.options.db.transaction().execute((trx) =>
       repo.claimDue(trx, {
@@ -160,7 +174,10 @@ export class DeliveryWorker {
         excludeEndpoints: full,
       }),
     )
-    if (claimed.length === 0) return 0
+    if (claimed.length === 0) {
+      if (full.length > 0) this.#emptyExcludingClaimAt = performance.now()
+      return 0
+    }
     this.#share?.take(claimed.length)
     const endpoints = new Map(
       (await repo.endpointsByIds(this.options.db, [...new Set(claimed.map((d) => d.endpoint_id))])).map(

@@ -13,9 +13,11 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
       'WEBHOOKS_ALLOW_INSECURE=true: webhook endpoints may use http and loopback or private addresses. For local development only; never in production.',
     )
   }
-  let answered = 0
-  app.addHook('onResponse', (_request, _reply, done) => {
-    answered++
+  // Counted as they arrive, not as they are answered: requests the worker starves of the loop
+  // still count, so starving them cannot look like a quiet process (see CpuShare).
+  let received = 0
+  app.addHook('onRequest', (_request, _reply, done) => {
+    received++
     done()
   })
   const worker = new DeliveryWorker({
@@ -31,7 +33,7 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     // statement and lock timeouts let live. SQLite commits one at a time.
     gapGraceMs: database.dialect === 'postgres' ? 60_000 : 0,
     log: app.log.child({ component: 'webhooks' }),
-    requestsAnswered: () => answered,
+    requestsReceived: () => received,
   })
   worker.start()
   return worker
