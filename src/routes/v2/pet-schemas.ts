@@ -10,17 +10,27 @@ import { LIMITS, Nullable, StringEnum } from '../../schemas/common.ts'
 
 const Int64 = (description: string) => Type.Integer({ format: 'int64', description })
 
-/** {id?, name?}: the shape of a category and of a tag. */
+/** {id?, name?}: the shape of a category and of a tag as answered (members absent, never null). */
 const IdName = (options: { $id?: string; description: string }) =>
   Type.Object(
     {
-      id: Type.Optional(Nullable(Int64(`${options.description} id.`))),
-      name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),
+      id: Type.Optional(Int64(`${options.description} id.`)),
+      name: Type.Optional(Type.String({ maxLength: LIMITS.shortText })),
     },
     { additionalProperties: false, ...options },
   )
 const CategoryV2 = IdName({ $id: 'Category', description: 'Category' })
 const TagV2 = IdName({ $id: 'Tag', description: 'Tag' })
+
+/** A category or tag as sent: a null member is taken as absent. */
+const IdNameInput = (description: string) =>
+  Type.Object(
+    {
+      id: Type.Optional(Nullable(Int64(`${description} id.`))),
+      name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),
+    },
+    { additionalProperties: false, description },
+  )
 
 export const PetStatusV2 = StringEnum(PET_STATUSES, { description: 'pet status in the store' })
 
@@ -54,10 +64,10 @@ export const PetV2Body = Type.Object(
         ),
       ),
     ),
-    category: Type.Optional(Nullable(IdName({ description: 'Category' }))),
+    category: Type.Optional(Nullable(IdNameInput('Category'))),
     name: Type.String({ minLength: 1, maxLength: LIMITS.shortText, pattern: '\\S', examples: ['doggie'] }),
     photoUrls: PhotoUrls,
-    tags: Type.Optional(Nullable(Type.Array(IdName({ description: 'Tag' }), { maxItems: LIMITS.tags }))),
+    tags: Type.Optional(Nullable(Type.Array(IdNameInput('Tag'), { maxItems: LIMITS.tags }))),
     status: Type.Optional(Nullable(PetStatusV2)),
     ownerId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
     species: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),

@@ -680,8 +680,8 @@ export interface components {
        * Format: int64
        * @description Category id.
        */
-      id?: number | null
-      name?: string | null
+      id?: number
+      name?: string
     }
     /** @description Tag */
     Tag: {
@@ -689,8 +689,8 @@ export interface components {
        * Format: int64
        * @description Tag id.
        */
-      id?: number | null
-      name?: string | null
+      id?: number
+      name?: string
     }
     /** @description A pet, Petstore v2 representation: read back exactly as it was sent. */
     Pet: {
