@@ -314,7 +314,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function formEncode(value: unknown): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return String(value)
+  // An array body (createWithArray's) as form text: its JSON (String() of an item without a
+  // prototype, which the generators make, would throw).
+  if (Array.isArray(value)) return JSON.stringify(value) ?? ''
+  if (value === null || typeof value !== 'object') return String(value)
   const params = new URLSearchParams()
   for (const [key, v] of Object.entries(value)) {
     // A short array becomes a repeated field; a long one one field (its count times a long name
