@@ -216,6 +216,18 @@ describeDb('v2 users (Petstore compatible, by username)', () => {
     expect((await call('PUT', '/v2/user/nobody', { firstName: 'x' })).statusCode).toBe(404)
   })
 
+  it('changes a user’s id with PUT when the id is free, and refuses another user’s (409)', async () => {
+    await call('POST', '/v2/user', { username: 'moving' })
+    await call('POST', '/v2/user', { id: 4242, username: 'staying' })
+    const moved = await call('PUT', '/v2/user/moving', { id: 4343 })
+    expect(moved.statusCode, moved.body).toBe(200)
+    expect(moved.json()).toEqual({ id: 4343, username: 'moving' })
+    const clash = await call('PUT', '/v2/user/moving', { id: 4242 })
+    expect(clash.statusCode).toBe(409)
+    expect(clash.json()).toMatchObject({ code: 'user_id_taken', param: 'id' })
+    expect((await call('GET', '/v2/user/moving')).json().id).toBe(4343)
+  })
+
   it('answers an invalid body with 422 listing the fields, and changes nothing', async () => {
     const user = (await call('POST', '/v2/user', { ...sent, username: 'invalid-body' })).json()
     const res = await call('PUT', '/v2/user/invalid-body', { userStatus: 'x', nickname: 'j' })
