@@ -123,7 +123,7 @@ export class AccountIds {
     const greatest = sql.raw(this.#postgres ? 'greatest' : 'max')
     const int = (value: number) => sql`cast(${value} as bigint)`
     const { rows } = await sql<{ next_id: number | string }>`
-      insert into account_sequences (account_id, kind, next_id)
+      insert into ${sql.table('account_sequences')} (account_id, kind, next_id)
       values (
         ${accountId},
         ${kind},
