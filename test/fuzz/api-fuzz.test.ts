@@ -34,7 +34,7 @@ describeDb('fuzzing every operation of /openapi.json', () => {
     const client = await newClient(t)
     const token = await accessToken(t.app, client, 'read:pets write:pets read:users write:users')
     doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApiDocument
-    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [] }
+    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [], usernames: [] }
     // Records to aim at: a valid id is what gets a request past the 404s.
     for (let i = 0; i < 10; i++) {
       const user = await t.app.inject({
@@ -44,6 +44,7 @@ describeDb('fuzzing every operation of /openapi.json', () => {
         payload: { username: `fuzz${i}` },
       })
       ctx.userSeqs.push(user.json().id as number)
+      ctx.usernames.push(`fuzz${i}`)
       const pet = await t.app.inject({
         method: 'POST',
         url: '/v2/pet',

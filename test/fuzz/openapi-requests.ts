@@ -58,6 +58,8 @@ export interface FuzzContext {
   petIds: number[]
   userIds: string[]
   userSeqs: number[]
+  /** The v2 users' usernames (`/v2/user/{username}`). */
+  usernames: string[]
 }
 
 /**
@@ -317,7 +319,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function formEncode(value: unknown): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return String(value)
+  // An array body (createWithArray's) as form text: its JSON (String() of an item without a
+  // prototype, which the generators make, would throw).
+  if (Array.isArray(value)) return JSON.stringify(value) ?? ''
+  if (value === null || typeof value !== 'object') return String(value)
   const params = new URLSearchParams()
   for (const [key, v] of Object.entries(value)) {
     // A short array becomes a repeated field; a long one one field (its count times a long name
@@ -464,9 +469,11 @@ function idFor(
   method: string,
 ): fc.Arbitrary<string> {
   const known: string[] = path.includes('/user')
-    ? param.schema.type === 'integer'
-      ? ctx.userSeqs.map(String)
-      : ctx.userIds
+    ? param.name === 'username'
+      ? ctx.usernames
+      : param.schema.type === 'integer'
+        ? ctx.userSeqs.map(String)
+        : ctx.userIds
     : param.name === 'code'
       ? ['not_found', 'invalid_id', 'internal_error']
       : ctx.petIds.map(String)
@@ -638,6 +645,7 @@ function knownValues(path: string, ctx: FuzzContext): Record<string, unknown[]> 
     id: users ? ctx.userSeqs : ctx.petIds,
     petId: ctx.petIds,
     userId: ctx.userSeqs,
+    username: ctx.usernames,
     ownerId: ctx.userIds,
     owner_id: ctx.userIds,
     code: ['not_found', 'invalid_id', 'internal_error'],
@@ -688,7 +696,9 @@ function wellFormedRequest(
     .filter((p) => p.in === 'path')
     .map((p) => {
       const values =
-        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' ? ctx.userIds : known[p.name]
+        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' && p.name !== 'username'
+          ? ctx.userIds
+          : known[p.name]
       return fc.constantFrom(...(values ?? ['1']).map(String))
     })
   const query = parameters
