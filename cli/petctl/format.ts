@@ -34,3 +34,4 @@ export function record(row: Row, fields: string[] = Object.keys(row)): string {
 
 export const PET_COLUMNS = ['id', 'name', 'species', 'breed', 'owner_id', 'status', 'created_at']
 export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'created_at']
+export const ORDER_COLUMNS = ['id', 'pet_id', 'quantity', 'status', 'complete', 'ship_date', 'created_at']

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { Command, CommanderError, Help } from 'commander'
 import {
   DEFAULT_BASE_URL,
+  type OrderUpdateParams,
   type PetService,
   PetService as PetServiceClient,
   PetServiceError,
@@ -10,7 +11,7 @@ import {
   type RequestOptions,
   webhooks,
 } from '../../clients/typescript/src/index.ts'
-import { PET_COLUMNS, type Row, record, table, USER_COLUMNS } from './format.ts'
+import { ORDER_COLUMNS, PET_COLUMNS, type Row, record, table, USER_COLUMNS } from './format.ts'
 import { listen } from './listen.ts'
 
 export const HELP = `petctl — the Pet Service from the command line (built on @pet-service/client)
@@ -29,6 +30,11 @@ Usage:
   petctl users get|delete ID
   petctl users update ID [--name N] [--email E] [--phone P]
   petctl users list [--limit N] [--starting-after ID] [--email E] [--all]
+  petctl orders create --pet-id ID [--quantity N] [--ship-date DATE] [--status S] [--complete true|false]
+  petctl orders get|delete ID
+  petctl orders update ID [--pet-id ID] [--quantity N] [--ship-date DATE] [--status S]
+                          [--complete true|false]   (--ship-date "" clears it)
+  petctl orders list [--limit N] [--starting-after ID] [--status S] [--pet-id ID] [--all]
   petctl token [--scope "read:pets write:pets"]    print an OAuth access token
   petctl listen [--events TYPES] [--forward-to URL] [--secret whsec_...] [--last-event-id ID]
                 print events as they happen (--json: one JSON event a line, the rest on
@@ -92,6 +98,10 @@ interface Values {
   status?: string
   email?: string
   phone?: string
+  petId?: string
+  quantity?: string
+  shipDate?: string
+  complete?: string
   limit?: string
   startingAfter?: string
   v2?: boolean
@@ -246,6 +256,37 @@ function buildProgram(io: Io): Command {
     .option('--email <email>', 'only users with this email')
     .option('--all', 'every page (a progress count on a terminal)')
 
+  const orders = program.command('orders').description('store orders for your pets (v1, API key)')
+  leaf(orders, 'create', 'create an order (POST /v1/order)', ordersCreate)
+    .option('--pet-id <id>', 'required: a pet of your account')
+    .option('--quantity <n>', '1-10000 (default 1)')
+    .option('--ship-date <date>', 'RFC 3339 with a time zone, e.g. 2026-12-24T18:00:00Z')
+    .option('--status <status>', 'placed, approved or delivered (default placed)')
+    .option('--complete <bool>', 'true or false (default false)')
+    .option('--idempotency-key <key>', 'one is generated otherwise')
+    .addHelpText(
+      'after',
+      '\nExample:\n  petctl orders create --pet-id 1 --quantity 2 --ship-date 2026-12-24T18:00:00Z',
+    )
+  leaf(orders, 'get', 'show an order (GET /v1/order/ID)', ordersGet).argument('<id>', 'the order id')
+  leaf(orders, 'update', 'change some fields of an order (PATCH /v1/order/ID)', ordersUpdate)
+    .argument('<id>', 'the order id')
+    .option('--pet-id <id>', 'another pet of your account')
+    .option('--quantity <n>')
+    .option('--ship-date <date>', '"" clears it')
+    .option('--status <status>', 'placed, approved or delivered')
+    .option('--complete <bool>', 'true or false')
+    .option('--if-match <etag>', 'refuse (412) if the order changed since this ETag')
+  leaf(orders, 'delete', 'delete an order (DELETE /v1/order/ID)', ordersDelete)
+    .argument('<id>', 'the order id')
+    .option('--if-match <etag>', 'refuse (412) if the order changed since this ETag')
+  leaf(orders, 'list', 'list orders, newest first (GET /v1/order)', ordersList)
+    .option('--limit <n>', 'page size, 1-100 (default 10)')
+    .option('--starting-after <id>', 'the last id of the previous page')
+    .option('--status <status>', 'placed, approved or delivered')
+    .option('--pet-id <id>', 'only the orders of this pet')
+    .option('--all', 'every page (a progress count on a terminal)')
+
   leaf(
     program,
     'listen',
@@ -393,6 +434,13 @@ function petId(text: string): number {
   return n
 }
 
+function orderId(text: string): number {
+  const n = Number(text)
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`An order id is a positive whole number, not ${text}.`)
+  return n
+}
+
 function userId(text: string): string {
   if (!text.startsWith('usr_'))
     throw new UsageError(`A user id starts with usr_ (see petctl users list), not ${JSON.stringify(text)}.`)
@@ -528,6 +576,68 @@ async function usersList(run: Run): Promise<void> {
     .client('key')
     .users.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, run.options)
   await printList(list, values.all === true, 'users', USER_COLUMNS, run)
+}
+
+const ORDER_STATUSES = ['placed', 'approved', 'delivered'] as const
+
+/** The order fields among the flags given, typed as the API takes them (checked before any request). */
+function orderFields(values: Values): OrderUpdateParams {
+  const out: OrderUpdateParams = {}
+  if (values.petId !== undefined) out.pet_id = petId(values.petId)
+  if (values.quantity !== undefined) out.quantity = integer(values.quantity, '--quantity', 1)
+  if (values.shipDate !== undefined) out.ship_date = values.shipDate === '' ? null : values.shipDate
+  if (values.status !== undefined) {
+    if (!(ORDER_STATUSES as readonly string[]).includes(values.status))
+      throw new UsageError(`--status must be one of ${ORDER_STATUSES.join(', ')}, not ${values.status}.`)
+    out.status = values.status as (typeof ORDER_STATUSES)[number]
+  }
+  if (values.complete !== undefined) {
+    if (values.complete !== 'true' && values.complete !== 'false')
+      throw new UsageError(`--complete must be true or false, not ${values.complete}.`)
+    out.complete = values.complete === 'true'
+  }
+  return out
+}
+
+async function ordersCreate(run: Run): Promise<void> {
+  const { pet_id, ...rest } = orderFields(run.values)
+  if (pet_id === undefined) throw new UsageError('petctl orders create needs --pet-id ID.')
+  show(run, await run.client('key').orders.create({ ...rest, pet_id }, run.options))
+}
+
+async function ordersGet(run: Run, id: string): Promise<void> {
+  show(run, await run.client('key').orders.get(orderId(id), run.options))
+}
+
+async function ordersUpdate(run: Run, id: string): Promise<void> {
+  const order = orderId(id)
+  const changes = orderFields(run.values)
+  if (Object.keys(changes).length === 0)
+    throw new UsageError('Nothing to change: give --pet-id, --quantity, --ship-date, --status or --complete.')
+  show(run, await run.client('key').orders.update(order, changes, run.options))
+}
+
+async function ordersDelete(run: Run, id: string): Promise<void> {
+  const deleted = await run.client('key').orders.delete(orderId(id), run.options)
+  run.io.out(run.json ? JSON.stringify(deleted, null, 2) : `Deleted order ${deleted.id}.`)
+}
+
+async function ordersList(run: Run): Promise<void> {
+  const { values } = run
+  const { pet_id, status: orderStatus } = orderFields({
+    ...(values.petId === undefined ? {} : { petId: values.petId }),
+    ...(values.status === undefined ? {} : { status: values.status }),
+  })
+  const params = {
+    ...(values.limit === undefined ? {} : { limit: integer(values.limit, '--limit', 1) }),
+    ...(values.startingAfter === undefined ? {} : { starting_after: orderId(values.startingAfter) }),
+    ...(orderStatus === undefined ? {} : { status: orderStatus }),
+    ...(pet_id === undefined ? {} : { pet_id }),
+  }
+  const list = run
+    .client('key')
+    .orders.list({ ...(values.all === true ? { limit: 100 } : {}), ...params }, run.options)
+  await printList(list, values.all === true, 'orders', ORDER_COLUMNS, run)
 }
 
 async function listenCommand(run: Run): Promise<void> {

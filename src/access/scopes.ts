@@ -4,6 +4,8 @@ export const SCOPES = {
   'write:pets': 'Create, change and delete your pets',
   'read:users': 'Read your users (pet owners)',
   'write:users': 'Create, change and delete your users',
+  'read:orders': 'Read your store orders',
+  'write:orders': 'Place, change and delete your store orders',
   'read:events': 'Read the events of your account (what changed, and when)',
   'read:webhooks': 'Read your webhook endpoints and their delivery log',
   'write:webhooks': 'Create, change, delete and test your webhook endpoints',

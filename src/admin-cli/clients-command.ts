@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { parseScopes } from '../access/scopes.ts'
+import { ALL_SCOPES, parseScopes } from '../access/scopes.ts'
 import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import {
@@ -55,7 +55,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
         const parsed = parseScopes(options.scope ?? '')
         if (parsed.unknown.length > 0) {
           throw new UsageError(
-            `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: read:pets write:pets read:users write:users.`,
+            `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: ${ALL_SCOPES.join(' ')}.`,
           )
         }
         if (options.public && (options.redirectUri ?? []).length === 0) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { parseScopes } from '../access/scopes.ts'
+import { ALL_SCOPES, parseScopes } from '../access/scopes.ts'
 import { findAccountByEmail, findOrCreateAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import {
@@ -45,7 +45,7 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, por
           const parsed = parseScopes(options.scope)
           if (parsed.unknown.length > 0)
             throw new UsageError(
-              `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: read:pets write:pets read:users write:users.`,
+              `Unknown scope(s): ${parsed.unknown.join(', ')}. Known: ${ALL_SCOPES.join(' ')}.`,
             )
           scopes = parsed.scopes
         }

@@ -84,6 +84,10 @@ export async function registerOpenApi(
         { name: 'v1-pet', description: 'v1: create and manage pets with an API key.' },
         { name: 'v1-user', description: 'v1: pet owners in your account, with an API key.' },
         {
+          name: 'v1-order',
+          description: 'v1: store orders for your pets (the records of /v2/store/order), with an API key.',
+        },
+        {
           name: 'v1-event',
           description: 'v1: what changed in your account (list, get, live stream), with an API key.',
         },
@@ -92,7 +96,7 @@ export async function registerOpenApi(
           description: 'v1: webhook endpoints that receive signed events, and their delivery log.',
         },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
-        { name: 'store', description: 'v2: the inventory of your pets by status.' },
+        { name: 'store', description: 'v2: the inventory of your pets by status, and orders for them.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },
         OAUTH_TAG,
         { name: 'service', description: 'Health, readiness and error descriptions.' },

@@ -10,6 +10,7 @@ export interface Database {
   api_keys: ApiKeysTable
   users: UsersTable
   pets: PetsTable
+  orders: OrdersTable
   events: EventsTable
   idempotency_keys: IdempotencyKeysTable
   oauth_clients: OAuthClientsTable
@@ -91,6 +92,24 @@ export interface PetsTable {
   tags: string | null
   /** 1 when the last v2 write left `status` out: v2 reads omit it (v1 still shows it). */
   status_omitted: Generated<number>
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+/** Store orders (src/orders/); `id` is per account, `seq` the internal creation order. */
+export interface OrdersTable {
+  seq: Generated<number>
+  account_id: string
+  id: number
+  /** A pet of the account when the order was written; not a foreign key (orders outlive pets). */
+  pet_id: number
+  quantity: number
+  /** RFC 3339 date-time exactly as sent, or null. */
+  ship_date: string | null
+  status: string
+  /** 1 or 0 (portable across dialects). */
+  complete: number
   version: number
   created_at: string
   updated_at: string

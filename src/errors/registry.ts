@@ -31,6 +31,18 @@ export const ERRORS = {
     title: 'Unknown owner',
     description: '`owner_id` does not name a user of this account. Create the user first.',
   },
+  order_pet_not_found: {
+    status: 400,
+    title: 'Invalid Order',
+    description:
+      "The order's `petId` (v1: `pet_id`) does not name a pet of this account. Order a pet of your account.",
+  },
+  invalid_order: {
+    status: 400,
+    title: 'Invalid Order',
+    description:
+      'A Petstore order body (`POST /v2/store/order`) breaks the `Order` schema; `errors` lists the fields at fault.',
+  },
   invalid_cursor: {
     status: 400,
     title: 'Invalid cursor',
@@ -93,6 +105,11 @@ export const ERRORS = {
     status: 404,
     title: 'Pet not found',
     description: 'No pet with this id exists in your account.',
+  },
+  order_not_found: {
+    status: 404,
+    title: 'Order not found',
+    description: 'No order with this id exists in your account.',
   },
   webhook_endpoint_not_found: {
     status: 404,

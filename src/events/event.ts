@@ -11,6 +11,9 @@ export const EVENT_TYPES = [
   'user.created',
   'user.updated',
   'user.deleted',
+  'order.created',
+  'order.updated',
+  'order.deleted',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -11,6 +11,9 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'user.created',
   'user.updated',
   'user.deleted',
+  'order.created',
+  'order.updated',
+  'order.deleted',
 ] as const
 
 /** The event of "send test event": to one endpoint only, never listed by the events API. */

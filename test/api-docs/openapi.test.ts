@@ -33,12 +33,40 @@ describeDb('API documentation', () => {
     expect(doc.components.securitySchemes.apiKeyBasic).toMatchObject({ type: 'http', scheme: 'basic' })
   })
 
+  it('documents store orders on both faces: the Petstore Order and its operations, and /v1/order', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(doc.components.schemas.Order.properties).toMatchObject({
+      id: { type: 'integer', format: 'int64' },
+      petId: { type: 'integer', format: 'int64' },
+      quantity: { type: 'integer', format: 'int32' },
+      shipDate: { type: 'string', format: 'date-time' },
+      status: { type: 'string', enum: ['placed', 'approved', 'delivered'] },
+      complete: { type: 'boolean' },
+    })
+    const place = doc.paths['/v2/store/order'].post
+    expect(place.operationId).toBe('placeOrder')
+    expect(place.security).toEqual([{ petstore_auth: ['write:orders'] }])
+    expect(place.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Order')
+    expect(place.responses['400'].description).toBeDefined()
+    const byId = doc.paths['/v2/store/order/{orderId}']
+    expect([byId.get.operationId, byId.delete.operationId]).toEqual(['getOrderById', 'deleteOrder'])
+    expect(Object.keys(byId.get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404']))
+    expect(Object.keys(doc.paths['/v1/order'])).toEqual(expect.arrayContaining(['get', 'post']))
+    expect(Object.keys(doc.paths['/v1/order/{id}'])).toEqual(
+      expect.arrayContaining(['get', 'patch', 'delete']),
+    )
+    expect(doc.components.securitySchemes.petstore_auth.flows.clientCredentials.scopes).toHaveProperty([
+      'write:orders',
+    ])
+  })
+
   it('groups operations under one tag naming scheme: the Petstore names for v2, v1- before them for v1', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
     const declared: string[] = doc.tags.map((tag: { name: string }) => tag.name)
     expect(declared).toEqual([
       'v1-pet',
       'v1-user',
+      'v1-order',
       'v1-event',
       'v1-webhook',
       'pet',
@@ -58,6 +86,8 @@ describeDb('API documentation', () => {
     }
     for (const path of used.get('v1-pet')!) expect(path).toMatch(/^\/v1\/pet/)
     for (const path of used.get('v1-user')!) expect(path).toMatch(/^\/v1\/user/)
+    for (const path of used.get('v1-order')!) expect(path).toMatch(/^\/v1\/order/)
+    for (const path of used.get('store')!) expect(path).toMatch(/^\/v2\/store\/(inventory|order)\b/)
     for (const path of used.get('v1-event')!) expect(path).toMatch(/^\/v1\/event/)
     for (const path of used.get('v1-webhook')!) expect(path).toMatch(/^\/v1\/webhook_endpoint/)
     for (const path of used.get('pet')!) expect(path).toMatch(/^\/v2\/(pet|images)\b/)

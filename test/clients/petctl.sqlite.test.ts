@@ -107,6 +107,53 @@ describeDb('petctl', () => {
     expect((await petctl(['users', 'delete', user.id], env)).stdout).toBe(`Deleted user ${user.id}.\n`)
   })
 
+  it('manages orders', async () => {
+    const pet = JSON.parse((await petctl(['pets', 'create', '--name', 'Rex', '--json'], env)).stdout)
+    const created = await petctl(
+      ['orders', 'create', '--pet-id', String(pet.id), '--quantity', '2', '--complete', 'true', '--json'],
+      env,
+    )
+    expect(created.code, created.stderr).toBe(0)
+    const order = JSON.parse(created.stdout)
+    expect(order).toMatchObject({
+      object: 'order',
+      pet_id: pet.id,
+      quantity: 2,
+      complete: true,
+      status: 'placed',
+    })
+    const updated = await petctl(
+      [
+        'orders',
+        'update',
+        String(order.id),
+        '--status',
+        'delivered',
+        '--ship-date',
+        '2026-12-24T18:00:00Z',
+        '--json',
+      ],
+      env,
+    )
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      status: 'delivered',
+      ship_date: '2026-12-24T18:00:00Z',
+    })
+    expect((await petctl(['orders', 'get', String(order.id)], env)).stdout).toMatch(/^status\s+delivered$/m)
+    expect((await petctl(['orders', 'list', '--pet-id', String(pet.id)], env)).stdout).toMatch(
+      new RegExp(`^${order.id}\\s+${pet.id}\\s+2\\s+delivered`, 'm'),
+    )
+    const usage = await petctl(['orders', 'create', '--pet-id', String(pet.id), '--complete', 'yes'], env)
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--complete must be true or false')
+    const refused = await petctl(['orders', 'create', '--pet-id', String(pet.id + 1_000_000)], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('code order_pet_not_found')
+    expect((await petctl(['orders', 'delete', String(order.id)], env)).stdout).toBe(
+      `Deleted order ${order.id}.\n`,
+    )
+  })
+
   it('prints the problem detail and exits 1 when the API refuses', async () => {
     const missing = await petctl(['pets', 'get', '999999'], env)
     expect(missing.code).toBe(1)
@@ -211,6 +258,12 @@ describeDb('petctl', () => {
       ['users', 'update'],
       ['users', 'delete'],
       ['users', 'list'],
+      ['orders'],
+      ['orders', 'create'],
+      ['orders', 'get'],
+      ['orders', 'update'],
+      ['orders', 'delete'],
+      ['orders', 'list'],
       ['token'],
     ]) {
       const help = await petctl([...command, '--help'], {})

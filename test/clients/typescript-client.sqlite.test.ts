@@ -134,6 +134,38 @@ describeDb('TypeScript client', () => {
     await expect(own.users.get(user.id)).rejects.toMatchObject({ status: 404, code: 'user_not_found' })
   })
 
+  it('manages orders: create, get, update, list, delete, and refuses a pet of another account', async () => {
+    const { apiKey: ownKey } = await live.newAccount()
+    const own = new PetService({ apiKey: ownKey, baseUrl: live.url })
+    const pet = await own.pets.create({ name: 'Rex' })
+    const order = await own.orders.create({ pet_id: pet.id, quantity: 2, ship_date: '2026-12-24T18:00:00Z' })
+    expect(order).toMatchObject({
+      object: 'order',
+      pet_id: pet.id,
+      quantity: 2,
+      status: 'placed',
+      complete: false,
+    })
+    expect(order.lastResponse.etag).toBe('"1"')
+    expect(await own.orders.get(order.id)).toEqual({ ...order })
+    const updated = await own.orders.update(order.id, {
+      status: 'delivered',
+      complete: true,
+      ship_date: null,
+    })
+    expect(updated).toMatchObject({ status: 'delivered', complete: true, ship_date: null, version: 2 })
+    const second = await own.orders.create({ pet_id: pet.id })
+    const listed: number[] = []
+    for await (const o of own.orders.list({ limit: 1 })) listed.push(o.id)
+    expect(listed).toEqual([second.id, order.id])
+    const foreign = await own.orders.create({ pet_id: pet.id + 1_000_000 }).catch((e) => e)
+    expect(foreign).toBeInstanceOf(InvalidRequestError)
+    expect(foreign).toMatchObject({ code: 'order_pet_not_found', param: 'pet_id' })
+    await expect(client.orders.get(order.id)).rejects.toBeInstanceOf(NotFoundError)
+    expect(await own.orders.delete(order.id)).toMatchObject({ id: order.id, object: 'order', deleted: true })
+    await expect(own.orders.get(order.id)).rejects.toMatchObject({ status: 404, code: 'order_not_found' })
+  })
+
   it('raises InvalidRequestError with code, param, detail and request id', async () => {
     const error = await client.pets.create({ name: '' }).catch((e) => e)
     expect(error).toBeInstanceOf(InvalidRequestError)

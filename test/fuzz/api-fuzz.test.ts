@@ -32,9 +32,13 @@ describeDb('fuzzing every operation of /openapi.json', () => {
     announce('api-fuzz', TOTAL)
     t = await createTestApp()
     const client = await newClient(t)
-    const token = await accessToken(t.app, client, 'read:pets write:pets read:users write:users')
+    const token = await accessToken(
+      t.app,
+      client,
+      'read:pets write:pets read:users write:users read:orders write:orders',
+    )
     doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApiDocument
-    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [], usernames: [] }
+    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [], usernames: [], orderIds: [] }
     // Records to aim at: a valid id is what gets a request past the 404s.
     for (let i = 0; i < 10; i++) {
       const user = await t.app.inject({
@@ -52,6 +56,13 @@ describeDb('fuzzing every operation of /openapi.json', () => {
         payload: { name: `fuzz${i}`, photoUrls: [], tags: [{ name: 'fuzz' }] },
       })
       ctx.petIds.push(pet.json().id as number)
+      const order = await t.app.inject({
+        method: 'POST',
+        url: '/v2/store/order',
+        headers: bearer(token),
+        payload: { petId: pet.json().id },
+      })
+      ctx.orderIds.push(order.json().id as number)
     }
     ctx.userIds = (await t.database.db.selectFrom('users').select('id').execute()).map((u) => u.id)
   })

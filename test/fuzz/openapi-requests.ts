@@ -60,6 +60,7 @@ export interface FuzzContext {
   userSeqs: number[]
   /** The v2 users' usernames (`/v2/user/{username}`). */
   usernames: string[]
+  orderIds: number[]
 }
 
 /**
@@ -476,7 +477,9 @@ function idFor(
         : ctx.userIds
     : param.name === 'code'
       ? ['not_found', 'invalid_id', 'internal_error']
-      : ctx.petIds.map(String)
+      : path.includes('/order')
+        ? ctx.orderIds.map(String)
+        : ctx.petIds.map(String)
   if (mode === 'invalid' && method === 'DELETE') return hostileId
   return fc.oneof(
     { arbitrary: fc.constantFrom(...(known.length > 0 ? known : ['1'])), weight: 3 },
@@ -642,14 +645,16 @@ function hostileRequest(
 function knownValues(path: string, ctx: FuzzContext): Record<string, unknown[]> {
   const users = path.includes('/user')
   return {
-    id: users ? ctx.userSeqs : ctx.petIds,
+    id: users ? ctx.userSeqs : path.includes('/order') ? ctx.orderIds : ctx.petIds,
     petId: ctx.petIds,
+    pet_id: ctx.petIds,
+    orderId: ctx.orderIds,
     userId: ctx.userSeqs,
     username: ctx.usernames,
     ownerId: ctx.userIds,
     owner_id: ctx.userIds,
     code: ['not_found', 'invalid_id', 'internal_error'],
-    status: ['available', 'pending', 'sold'],
+    status: path.includes('/order') ? ['placed', 'approved', 'delivered'] : ['available', 'pending', 'sold'],
     tags: ['fuzz', 'other'],
   }
 }

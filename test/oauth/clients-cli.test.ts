@@ -91,6 +91,8 @@ describeDb('admin CLI: pet-service clients', () => {
         'write:pets',
         'read:users',
         'write:users',
+        'read:orders',
+        'write:orders',
         'read:events',
         'read:webhooks',
         'write:webhooks',

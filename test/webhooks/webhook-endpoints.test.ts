@@ -123,12 +123,12 @@ describeDb('webhook endpoints API', () => {
       url: '/v1/webhook_endpoint',
       ...json({
         url: 'https://hooks.example.com/',
-        enabled_events: ['pet.created', 'pet.exploded', 'order.*'],
+        enabled_events: ['pet.created', 'pet.exploded', 'invoice.*'],
       }),
     })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ code: 'parameter_invalid', param: 'enabled_events' })
-    expect(res.json().detail).toContain('pet.exploded, order.*')
+    expect(res.json().detail).toContain('pet.exploded, invoice.*')
   })
 
   it('updates, disables with a reason, enables, lists newest first and deletes', async () => {

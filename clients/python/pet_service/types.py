@@ -50,6 +50,25 @@ class User(TypedDict):
     updated_at: str
 
 
+OrderStatus = Literal["placed", "approved", "delivered"]
+
+
+class Order(TypedDict):
+    """A store order for a pet of your account (``client.orders.*``)."""
+
+    id: int
+    object: Literal["order"]
+    pet_id: int
+    quantity: int
+    #: RFC 3339 date-time as sent, or None.
+    ship_date: Optional[str]
+    status: OrderStatus
+    complete: bool
+    version: int
+    created_at: str
+    updated_at: str
+
+
 class Deleted(TypedDict):
     """What ``delete`` answers."""
 

@@ -199,6 +199,27 @@ class LiveServiceTest(unittest.TestCase):
         self.client.pets.delete(pet["id"])
         self.assertTrue(self.client.users.delete(user["id"])["deleted"])
 
+    # --- orders -------------------------------------------------------------------------
+
+    def test_manages_orders_of_its_own_pets(self) -> None:
+        pet = self.client.pets.create(name="Rex")
+        order = self.client.orders.create(pet_id=pet["id"], quantity=2, ship_date="2026-12-24T18:00:00Z")
+        self.assertEqual(
+            (order["object"], order["pet_id"], order["quantity"], order["status"], order["complete"]),
+            ("order", pet["id"], 2, "placed", False),
+        )
+        self.assertEqual(dict(self.client.orders.get(order["id"])), dict(order))
+        updated = self.client.orders.update(order["id"], status="delivered", complete=True, ship_date=None)
+        self.assertEqual((updated["status"], updated["complete"], updated["ship_date"]), ("delivered", True, None))
+        second = self.client.orders.create(pet_id=pet["id"])
+        self.assertEqual([o["id"] for o in self.client.orders.list(pet_id=pet["id"], limit=1)], [second["id"], order["id"]])
+        with self.assertRaises(InvalidRequestError) as refused:
+            self.client.orders.create(pet_id=pet["id"] + 1_000_000)
+        self.assertEqual((refused.exception.code, refused.exception.param), ("order_pet_not_found", "pet_id"))
+        self.assertTrue(self.client.orders.delete(order["id"])["deleted"])
+        with self.assertRaises(NotFoundError):
+            self.client.orders.get(order["id"])
+
     # --- errors -------------------------------------------------------------------------
 
     def test_invalid_request_error_names_the_parameter(self) -> None:

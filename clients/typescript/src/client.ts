@@ -2,6 +2,7 @@ import { type Call, Core, type HttpMethod, type QueryValue } from './core.ts'
 import { OAuth } from './oauth.ts'
 import { type RequestOptions, type WithResponse, withResponse } from './request-options.ts'
 import { Events } from './resources/events.ts'
+import { Orders } from './resources/orders.ts'
 import { Pets } from './resources/pets.ts'
 import { Users } from './resources/users.ts'
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts'
@@ -45,6 +46,8 @@ export const DEFAULT_BASE_URL = 'http://localhost:8080'
 export class PetService {
   readonly pets: Pets
   readonly users: Users
+  /** Store orders for your pets (`/v1/order`). */
+  readonly orders: Orders
   /** Events: `list`, `get`, and `stream` (live, Server-Sent Events). */
   readonly events: Events
   readonly webhookEndpoints: WebhookEndpoints
@@ -83,6 +86,7 @@ export class PetService {
     })
     this.pets = new Pets(this.core)
     this.users = new Users(this.core)
+    this.orders = new Orders(this.core)
     this.events = new Events(this.core)
     this.webhookEndpoints = new WebhookEndpoints(this.core)
   }

@@ -12,6 +12,9 @@ export type EventType =
   | 'user.created'
   | 'user.updated'
   | 'user.deleted'
+  | 'order.created'
+  | 'order.updated'
+  | 'order.deleted'
   | 'webhook.test'
   | (string & {})
 

@@ -23,6 +23,14 @@ export type UserUpdateParams = Json<operations['updateUser']['requestBody']>
 export type UserListParams = Query<operations['listUsers']>
 export type DeletedUser = Json<operations['deleteUser']['responses'][200]>
 
+/** A store order for a pet of your account (v1 representation, snake_case). */
+export type Order = Json<operations['getOrder']['responses'][200]>
+export type OrderStatus = Order['status']
+export type OrderCreateParams = Json<operations['createOrder']['requestBody']>
+export type OrderUpdateParams = Json<operations['updateOrder']['requestBody']>
+export type OrderListParams = Query<operations['listOrders']>
+export type DeletedOrder = Json<operations['deleteOrderV1']['responses'][200]>
+
 /** The RFC 9457 problem document every v1 error answers. */
 export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']
 

@@ -3,6 +3,7 @@ import type { RateLimiter } from '../../http/rate-limiter.ts'
 import type { KeyAuthenticator } from '../../keys/keys-service.ts'
 import { apiKeyAuthentication } from './authentication.ts'
 import { v1EventRoutes } from './events.ts'
+import { v1OrderRoutes } from './orders.ts'
 import { v1PetRoutes } from './pets.ts'
 import { v1UserRoutes } from './users.ts'
 import { v1WebhookEndpointRoutes } from './webhook-endpoints.ts'
@@ -27,6 +28,7 @@ export async function v1Api(v1: FastifyInstance, options: V1ApiOptions): Promise
   if (options.rateLimit !== undefined) v1.addHook('onRequest', options.rateLimit)
   await v1.register(v1PetRoutes)
   await v1.register(v1UserRoutes)
+  await v1.register(v1OrderRoutes)
   await v1.register(v1EventRoutes)
   await v1.register(v1WebhookEndpointRoutes)
 }

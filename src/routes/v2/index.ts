@@ -8,6 +8,7 @@ import type { KeyAuthenticator } from '../../keys/keys-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import { bearerAuthentication } from './authentication.ts'
 import { rememberExactId } from './int64.ts'
+import { ORDER_V2_SCHEMAS } from './order-schemas.ts'
 import { UPLOAD_LIMIT_BYTES, v2PetImageRoutes } from './pet-images.ts'
 import { PET_V2_SCHEMAS } from './pet-schemas.ts'
 import { v2PetRoutes } from './pets.ts'
@@ -35,7 +36,7 @@ export async function v2Api(v2: FastifyInstance, options: V2ApiOptions): Promise
   // Shared schemas (Pet, User, …) live in this scope only: adding them at the root would
   // reach the v1 scopes and make Fastify rebuild their validators with its defaults
   // (schema-controller.js). The same no-coercion body validator is set here again.
-  for (const schema of [...PET_V2_SCHEMAS, ...USER_V2_SCHEMAS]) v2.addSchema(schema)
+  for (const schema of [...PET_V2_SCHEMAS, ...USER_V2_SCHEMAS, ...ORDER_V2_SCHEMAS]) v2.addSchema(schema)
   registerValidation(v2)
   // A PUT's int64 id is checked on its digits, not on a float (see int64.ts).
   v2.removeContentTypeParser('application/json')

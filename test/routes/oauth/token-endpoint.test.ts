@@ -157,6 +157,8 @@ describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
         'write:pets',
         'read:users',
         'write:users',
+        'read:orders',
+        'write:orders',
         'read:events',
         'read:webhooks',
         'write:webhooks',

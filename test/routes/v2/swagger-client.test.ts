@@ -138,6 +138,22 @@ describeDb('v2 through swagger-client built from /openapi.json', () => {
     expect(inventory.body).toEqual({ available: 2, pending: 0, sold: 0 })
     expect((await keyOnly({ operationId: 'getInventory' })).status).toBe(200)
 
+    const order = {
+      id: 12,
+      petId: pet.id,
+      quantity: 2,
+      shipDate: '2026-12-24T18:00:00Z',
+      status: 'placed',
+      complete: false,
+    }
+    const placed = await run({ operationId: 'placeOrder', requestBody: order })
+    expect([placed.status, placed.body]).toEqual([200, order])
+    expect((await run({ operationId: 'getOrderById', parameters: { orderId: 12 } })).body).toEqual(order)
+    const badOrder = await execute({ operationId: 'placeOrder', requestBody: { ...order, petId: 987654 } })
+    expect([badOrder.status, (badOrder.body as { title: string }).title]).toEqual([400, 'Invalid Order'])
+    expect((await run({ operationId: 'deleteOrder', parameters: { orderId: 12 } })).status).toBe(200)
+    expect((await execute({ operationId: 'getOrderById', parameters: { orderId: 12 } })).status).toBe(404)
+
     const user = {
       username: 'jdoe',
       firstName: 'Jane',

@@ -208,6 +208,52 @@ export interface paths {
     patch: operations['updateUser']
     trace?: never
   }
+  '/v1/order': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List orders, newest first
+     * @description Newest first by creation. Pass the last id of a page as `starting_after` for the next one (`ending_before` goes back); filters `status`, `pet_id`.
+     */
+    get: operations['listOrders']
+    put?: never
+    /**
+     * Create an order
+     * @description Takes form fields (`-d pet_id=1`) or a JSON object. `pet_id` must be a pet of your account; the order gets the next id of your account. Answers 201 with the order and its `Location`.
+     */
+    post: operations['createOrder']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/order/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get an order */
+    get: operations['getOrder']
+    put?: never
+    post?: never
+    /** Delete an order */
+    delete: operations['deleteOrderV1']
+    options?: never
+    head?: never
+    /**
+     * Update some fields of an order
+     * @description Only the fields sent change; an empty `ship_date` (or null) clears it. A new `pet_id` must be a pet of your account.
+     */
+    patch: operations['updateOrder']
+    trace?: never
+  }
   '/v1/event/stream': {
     parameters: {
       query?: never
@@ -517,6 +563,50 @@ export interface paths {
     put?: never
     post?: never
     delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/store/order': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Place an order for a pet
+     * @description With an `id` (1 to 2^53−1), creates your order with that id or replaces your order that has it (fields left out take their defaults: quantity 1, status placed, complete false, no shipDate); without one, an id is assigned. `petId` must be a pet of your account. 400 "Invalid Order" names the fields at fault. Takes `Idempotency-Key`. The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.
+     */
+    post: operations['placeOrder']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/store/order/{orderId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Find purchase order by ID
+     * @description Any id of an order of your account (the sample server's 1–10 does not apply). 400 "Invalid ID supplied", 404 "Order not found". The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.
+     */
+    get: operations['getOrderById']
+    put?: never
+    post?: never
+    /**
+     * Delete purchase order by ID
+     * @description 400 "Invalid ID supplied", 404 "Order not found". Takes `If-Match`. The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.
+     */
+    delete: operations['deleteOrder']
     options?: never
     head?: never
     patch?: never
@@ -844,6 +934,26 @@ export interface components {
        */
       userStatus?: number
     }
+    /** @description A store order, Petstore v2 representation. */
+    Order: {
+      /**
+       * Format: int64
+       * @description Per account: as sent, or assigned.
+       */
+      id: number
+      /** Format: int64 */
+      petId: number
+      /** Format: int32 */
+      quantity: number
+      /** Format: date-time */
+      shipDate?: string
+      /**
+       * @description Order Status
+       * @enum {string}
+       */
+      status: 'placed' | 'approved' | 'delivered'
+      complete: boolean
+    }
     /** @description A pet, v1 representation. */
     PetV1: {
       /**
@@ -933,7 +1043,7 @@ export interface components {
       /** @enum {string} */
       object: 'event'
       /**
-       * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted.
+       * @description One of pet.created, pet.updated, pet.deleted, user.created, user.updated, user.deleted, order.created, order.updated, order.deleted.
        * @example pet.updated
        */
       type: string
@@ -1045,7 +1155,7 @@ export interface components {
       code_verifier?: string
       /** @description refresh_token: the latest refresh token (it rotates). */
       refresh_token?: string
-      /** @description Space-separated, among read:pets write:pets read:users write:users read:events read:webhooks write:webhooks. */
+      /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
       scope?: string
       /** @description Public clients, and confidential ones not using Basic. */
       client_id?: string
@@ -1931,6 +2041,581 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['UserV1']
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listOrders: {
+    parameters: {
+      query: {
+        /** @description Page size, 1–100. */
+        limit: number
+        /** @description Id of the last order of the previous page: the next (older) page. */
+        starting_after?: number
+        /** @description Id of the first order of the current page: the previous (newer) page. */
+        ending_before?: number
+        /** @description placed, approved or delivered; any may follow any other. */
+        status?: 'placed' | 'approved' | 'delivered'
+        /** @description Only the orders of this pet. */
+        pet_id?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list'
+            data: {
+              /**
+               * @description Per account: chosen on v2, or assigned.
+               * @example 1
+               */
+              id: number
+              /** @enum {string} */
+              object: 'order'
+              /** @description The pet ordered: a pet of your account when the order was written. */
+              pet_id: number
+              /** @example 1 */
+              quantity: number
+              /** @description RFC 3339 date-time as sent, or null. */
+              ship_date: string | null
+              /**
+               * @description placed, approved or delivered; any may follow any other.
+               * @enum {string}
+               */
+              status: 'placed' | 'approved' | 'delivered'
+              complete: boolean
+              /** @description Increases on every change; the ETag. */
+              version: number
+              /** Format: date-time */
+              created_at: string
+              /** Format: date-time */
+              updated_at: string
+            }[]
+            has_more: boolean
+            url: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createOrder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The pet ordered: a pet of your account (required). */
+          pet_id: number
+          /** @description How many, 1–10000 (default 1). */
+          quantity?: number
+          /**
+           * Format: date-time
+           * @description RFC 3339 date-time with a time zone (2026-11-24T12:00:00Z); read back exactly as sent.
+           */
+          ship_date?: string | null
+          /**
+           * @description placed, approved or delivered; any may follow any other.
+           * @enum {string}
+           */
+          status?: 'placed' | 'approved' | 'delivered'
+          /** @description Whether the order is complete (form: true or false). */
+          complete?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description A store order, v1 representation. */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /**
+             * @description Per account: chosen on v2, or assigned.
+             * @example 1
+             */
+            id: number
+            /** @enum {string} */
+            object: 'order'
+            /** @description The pet ordered: a pet of your account when the order was written. */
+            pet_id: number
+            /** @example 1 */
+            quantity: number
+            /** @description RFC 3339 date-time as sent, or null. */
+            ship_date: string | null
+            /**
+             * @description placed, approved or delivered; any may follow any other.
+             * @enum {string}
+             */
+            status: 'placed' | 'approved' | 'delivered'
+            complete: boolean
+            /** @description Increases on every change; the ETag. */
+            version: number
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Idempotency-Key reused with other parameters */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getOrder: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The order id. */
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A store order, v1 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /**
+             * @description Per account: chosen on v2, or assigned.
+             * @example 1
+             */
+            id: number
+            /** @enum {string} */
+            object: 'order'
+            /** @description The pet ordered: a pet of your account when the order was written. */
+            pet_id: number
+            /** @example 1 */
+            quantity: number
+            /** @description RFC 3339 date-time as sent, or null. */
+            ship_date: string | null
+            /**
+             * @description placed, approved or delivered; any may follow any other.
+             * @enum {string}
+             */
+            status: 'placed' | 'approved' | 'delivered'
+            complete: boolean
+            /** @description Increases on every change; the ETag. */
+            version: number
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteOrderV1: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description ETag of the version this change is based on (412 if stale). */
+        'if-match'?: string
+      }
+      path: {
+        /** @description The order id. */
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: number
+            /** @enum {string} */
+            object: 'order'
+            /** @enum {boolean} */
+            deleted: true
+          }
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updateOrder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description ETag of the version this change is based on (412 if stale). */
+        'if-match'?: string
+      }
+      path: {
+        /** @description The order id. */
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Another pet of your account. */
+          pet_id?: number
+          /** @description How many, 1–10000 (default 1). */
+          quantity?: number
+          /**
+           * Format: date-time
+           * @description New ship date; empty or null clears it.
+           */
+          ship_date?: string | null
+          /**
+           * @description placed, approved or delivered; any may follow any other.
+           * @enum {string}
+           */
+          status?: 'placed' | 'approved' | 'delivered'
+          /** @description Whether the order is complete (form: true or false). */
+          complete?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description A store order, v1 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /**
+             * @description Per account: chosen on v2, or assigned.
+             * @example 1
+             */
+            id: number
+            /** @enum {string} */
+            object: 'order'
+            /** @description The pet ordered: a pet of your account when the order was written. */
+            pet_id: number
+            /** @example 1 */
+            quantity: number
+            /** @description RFC 3339 date-time as sent, or null. */
+            ship_date: string | null
+            /**
+             * @description placed, approved or delivered; any may follow any other.
+             * @enum {string}
+             */
+            status: 'placed' | 'approved' | 'delivered'
+            complete: boolean
+            /** @description Increases on every change; the ETag. */
+            version: number
+            /** Format: date-time */
+            created_at: string
+            /** Format: date-time */
+            updated_at: string
+          }
         }
       }
       /** @description Invalid parameters */
@@ -3824,6 +4509,271 @@ export interface operations {
       }
     }
   }
+  placeOrder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description Your id for the order, 1 to 2^53−1: creates the order with it, or replaces your order that has it. Absent: one is assigned.
+           */
+          id?: number | null
+          /**
+           * Format: int64
+           * @description The pet ordered: a pet of your account (400 "Invalid Order" otherwise).
+           */
+          petId: number
+          /**
+           * Format: int32
+           * @description How many, 1–10000 (default 1).
+           */
+          quantity?: number | null
+          /**
+           * Format: date-time
+           * @description RFC 3339 date-time with a time zone (2026-11-24T12:00:00Z); read back exactly as sent.
+           */
+          shipDate?: string | null
+          /**
+           * @description Order Status (default placed).
+           * @enum {string|null}
+           */
+          status?: 'placed' | 'approved' | 'delivered' | null
+          /** @description Default false. */
+          complete?: boolean | null
+        }
+      }
+    }
+    responses: {
+      /** @description A store order, Petstore v2 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Order']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getOrderById: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description ID of the order */
+        orderId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A store order, Petstore v2 representation. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Order']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteOrder: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        /** @description ID of the order */
+        orderId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiResponse']
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   createUserV2: {
     parameters: {
       query?: never
@@ -4731,7 +5681,7 @@ export interface operations {
         client_id: string
         /** @description One of the client’s registered redirect URIs. */
         redirect_uri: string
-        /** @description Space-separated, among read:pets write:pets read:users write:users read:events read:webhooks write:webhooks. */
+        /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
         scope: string
         /** @description Returned unchanged with the code. */
         state?: string
