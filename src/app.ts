@@ -17,6 +17,7 @@ import type { DatabaseHandle } from './db/database.ts'
 import type { Database } from './db/schema.ts'
 import { ApiError } from './errors/api-error.ts'
 import { registerErrorHandling, sendProblem } from './errors/error-handler.ts'
+import { urlForLogs } from './errors/redact.ts'
 import { healthRoutes } from './health/health-routes.ts'
 import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
@@ -151,7 +152,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        url: urlForLogs(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         ...principalFields(request.principal),

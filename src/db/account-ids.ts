@@ -12,6 +12,8 @@ import type { Database, Db } from './schema.ts'
  */
 export const ID_KINDS = {
   pet: { table: 'pets', column: 'id' },
+  /** The integer id v2 shows a user (its v1 id is the `usr_…` text). */
+  user: { table: 'users', column: 'petstore_id' },
   order: { table: 'orders', column: 'id' },
 } as const satisfies Record<string, { table: string; column: string }>
 

@@ -62,7 +62,9 @@ export interface UsersTable {
   version: number
   created_at: string
   updated_at: string
-  /** Petstore v2 fields (null when never set). */
+  /** The integer id v2 shows; unique in its account (src/db/migrations/2026-11-24T10-usernames.ts). */
+  petstore_id: number
+  /** Petstore v2 fields (null when never set). `username` is unique in its account. */
   username: string | null
   first_name: string | null
   last_name: string | null
@@ -177,7 +179,7 @@ export interface DashboardSessionsTable {
 /** Dashboard sign-in and sign-up attempts, counted to rate limit guessing per address and account. */
 export interface SignInAttemptsTable {
   seq: Generated<number>
-  kind: 'sign_in' | 'sign_up'
+  kind: 'sign_in' | 'user_login' | 'sign_up'
   /** Normalised email the attempt named (null when none was given). */
   email: string | null
   ip: string

@@ -184,6 +184,14 @@ function paramName(error: AjvError): string {
   return path
 }
 
+/** What breaking a schema `pattern` means, in words; a pattern not named here is "not in the expected form". */
+const PATTERN_DESCRIPTIONS = new Map<string, string>([['\\S', 'must not be blank']])
+
+/** Names the rule a schema pattern stands for, for the field errors that break it. */
+export function describePattern(pattern: string, description: string): void {
+  PATTERN_DESCRIPTIONS.set(pattern, description)
+}
+
 function describe(error: AjvError): string {
   const p = error.params
   switch (error.keyword) {
@@ -192,7 +200,7 @@ function describe(error: AjvError): string {
     case 'minLength':
       return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`
     case 'pattern':
-      return 'must not be blank'
+      return PATTERN_DESCRIPTIONS.get(String(p.pattern)) ?? 'is not in the expected form'
     case 'enum':
       return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`
     case 'type':

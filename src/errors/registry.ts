@@ -59,6 +59,18 @@ export const ERRORS = {
     title: 'Invalid ID supplied',
     description: 'The id is missing, not an integer, or out of range.',
   },
+  invalid_username: {
+    status: 400,
+    title: 'Invalid username supplied',
+    description:
+      'The username in the path is empty, longer than 200 characters or holds a control character, so it cannot name a user.',
+  },
+  login_failed: {
+    status: 400,
+    title: 'Invalid username/password supplied',
+    description:
+      'No user of your account has this username and password (`GET /v2/user/login`). Failed logins are counted: past 10 for one username, or 20 from one address, in 15 minutes, the answer is 429 until the window moves on.',
+  },
   // 401
   api_key_missing: {
     status: 401,
@@ -133,6 +145,16 @@ export const ERRORS = {
     status: 409,
     title: 'Invalid status transition',
     description: 'Pets move available⇄pending, available→sold and pending→sold; a sold pet keeps its status.',
+  },
+  username_taken: {
+    status: 409,
+    title: 'Username taken',
+    description: 'Another user of your account has this username; usernames are unique in an account.',
+  },
+  user_id_taken: {
+    status: 409,
+    title: 'User id taken',
+    description: 'Another user of your account has this v2 (integer) user id.',
   },
   user_has_pets: {
     status: 409,

@@ -1,12 +1,15 @@
 import { PostgresAdapter, sql } from 'kysely'
 import type { Db } from '../db/schema.ts'
 
+/** Password guesses at an account (`sign_in`) or at a user of one (`user_login`, v2), and sign-ups. */
+export type AttemptKind = 'sign_in' | 'user_login' | 'sign_up'
+
 /** The sign_in_attempts table: every password guess and sign-up, counted by sign-in-limits.ts. */
 
 /** Records an attempt; returns its row number (to mark it succeeded once the password is checked). */
 export async function recordAttempt(
   db: Db,
-  attempt: { kind: 'sign_in' | 'sign_up'; email: string | null; ip: string; succeeded: boolean; at: string },
+  attempt: { kind: AttemptKind; email: string | null; ip: string; succeeded: boolean; at: string },
 ): Promise<number> {
   const row = await db
     .insertInto('sign_in_attempts')
@@ -49,7 +52,7 @@ export async function lockAttemptKeys(trx: Db, keys: { scope: string; value: str
 /** Failed attempts of a kind since `since`, by email or by address; with the oldest one's time. */
 export async function countFailures(
   db: Db,
-  kind: 'sign_in' | 'sign_up',
+  kind: AttemptKind,
   by: { email: string } | { ip: string },
   since: string,
 ): Promise<{ count: number; oldest: string | null }> {
@@ -65,11 +68,16 @@ export async function countFailures(
 }
 
 /** When this email last signed in successfully after `since` (null: not since then). */
-export async function lastSuccessOf(db: Db, email: string, since: string): Promise<string | null> {
+export async function lastSuccessOf(
+  db: Db,
+  kind: AttemptKind,
+  email: string,
+  since: string,
+): Promise<string | null> {
   const row = await db
     .selectFrom('sign_in_attempts')
     .select((eb) => eb.fn.max('created_at').as('at'))
-    .where('kind', '=', 'sign_in')
+    .where('kind', '=', kind)
     .where('email', '=', email)
     .where('succeeded', '=', 1)
     .where('created_at', '>', since)

@@ -1,6 +1,7 @@
 import type { Db } from '../db/schema.ts'
 import { nowIso } from '../lib/time.ts'
 import {
+  type AttemptKind,
   countAttemptsFrom,
   countFailures,
   deleteAttempt,
@@ -34,6 +35,17 @@ export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = {
   signUpsPerAddressPerHour: 20,
 }
 
+/**
+ * A password guess: at an account's password (`sign_in`, keyed by its email), or at a v2 user's
+ * (`user_login`, keyed by account and username). Each kind has its own budgets, so a test suite
+ * failing user logins never locks its address out of the dashboard.
+ */
+export interface Guess {
+  email: string
+  ip: string
+  kind?: Exclude<AttemptKind, 'sign_up'>
+}
+
 export type Reservation = { allowed: true; seq: number } | { allowed: false; retryAfterSeconds: number }
 
 function retryAfter(oldest: string | null, windowSeconds: number, now: number): number {
@@ -45,14 +57,15 @@ function retryAfter(oldest: string | null, windowSeconds: number, now: number): 
 async function signInRefusal(
   db: Db,
   limits: SignInLimits,
-  attempt: { email: string; ip: string },
+  attempt: Guess,
   now: number,
 ): Promise<number | null> {
+  const kind = attempt.kind ?? 'sign_in'
   const since = nowIso(now - limits.windowSeconds * 1000)
-  const lastSuccess = await lastSuccessOf(db, attempt.email, since)
-  const byEmail = await countFailures(db, 'sign_in', { email: attempt.email }, lastSuccess ?? since)
+  const lastSuccess = await lastSuccessOf(db, kind, attempt.email, since)
+  const byEmail = await countFailures(db, kind, { email: attempt.email }, lastSuccess ?? since)
   if (byEmail.count >= limits.failuresPerAccount) return retryAfter(byEmail.oldest, limits.windowSeconds, now)
-  const byIp = await countFailures(db, 'sign_in', { ip: attempt.ip }, since)
+  const byIp = await countFailures(db, kind, { ip: attempt.ip }, since)
   if (byIp.count >= limits.failuresPerAddress) return retryAfter(byIp.oldest, limits.windowSeconds, now)
   return null
 }
@@ -64,11 +77,7 @@ async function signInRefusal(
  * marks the attempt succeeded (attemptSucceeded) if it was right. Counting after the check
  * let a burst of guesses sent at once all pass the check before any was recorded.
  */
-export async function reserveSignIn(
-  db: Db,
-  limits: SignInLimits,
-  attempt: { email: string; ip: string },
-): Promise<Reservation> {
+export async function reserveSignIn(db: Db, limits: SignInLimits, attempt: Guess): Promise<Reservation> {
   // Once the limits are used up they stay so until the window moves on: refuse the rest of a
   // burst without queueing for the locks (on PostgreSQL each waiter holds a pooled connection).
   const early = await signInRefusal(db, limits, attempt, Date.now())
@@ -81,7 +90,13 @@ export async function reserveSignIn(
     const now = Date.now()
     const refusal = await signInRefusal(trx, limits, attempt, now)
     if (refusal !== null) return { allowed: false, retryAfterSeconds: refusal }
-    const seq = await recordAttempt(trx, { kind: 'sign_in', ...attempt, succeeded: false, at: nowIso(now) })
+    const seq = await recordAttempt(trx, {
+      kind: attempt.kind ?? 'sign_in',
+      email: attempt.email,
+      ip: attempt.ip,
+      succeeded: false,
+      at: nowIso(now),
+    })
     return { allowed: true, seq }
   })
   await sweepNowAndThen(db)

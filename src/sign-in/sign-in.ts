@@ -6,6 +6,7 @@ import {
   attemptNotChecked,
   attemptSucceeded,
   DEFAULT_SIGN_IN_LIMITS,
+  type Guess,
   reserveSignIn,
   type SignInLimits,
 } from './sign-in-limits.ts'
@@ -26,7 +27,7 @@ export type GuessOutcome =
 export async function countedGuess(
   db: Db,
   limits: SignInLimits,
-  guess: { email: string; ip: string },
+  guess: Guess,
   check: () => Promise<boolean>,
 ): Promise<GuessOutcome> {
   const reservation = await reserveSignIn(db, limits, guess)

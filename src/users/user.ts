@@ -8,9 +8,11 @@ export interface User {
   version: number
   createdAt: string
   updatedAt: string
-  /** Internal sequence number; the v2 (Petstore) API shows it as the int64 user id. */
+  /** Internal creation order (v1's list cursors); never shown. */
   seq: number
-  /** Petstore v2 fields; null when never set. */
+  /** The integer id the v2 (Petstore) API shows; unique in the account. */
+  petstoreId: number
+  /** Unique in the account when set (usernames.ts says what it may be). */
   username: string | null
   firstName: string | null
   lastName: string | null
@@ -20,6 +22,7 @@ export interface User {
 }
 
 export interface UserFields {
+  petstoreId?: number
   name?: string
   email?: string | null
   phone?: string | null
@@ -34,6 +37,7 @@ export interface UserV1 {
   id: string
   object: 'user'
   name: string
+  username: string | null
   email: string | null
   phone: string | null
   version: number
@@ -46,6 +50,7 @@ export function toUserV1(user: User): UserV1 {
     id: user.id,
     object: 'user',
     name: user.name,
+    username: user.username,
     email: user.email,
     phone: user.phone,
     version: user.version,

@@ -6,6 +6,7 @@ import type { User, UserFields } from './user.ts'
 function toUser(row: Selectable<UsersTable>): User {
   return {
     seq: row.seq,
+    petstoreId: row.petstore_id,
     username: row.username,
     firstName: row.first_name,
     lastName: row.last_name,
@@ -24,6 +25,7 @@ function toUser(row: Selectable<UsersTable>): User {
 
 const COLUMNS = [
   'seq',
+  'petstore_id',
   'id',
   'account_id',
   'name',
@@ -41,6 +43,7 @@ const COLUMNS = [
 
 function toColumns(fields: UserFields): Updateable<UsersTable> {
   const out: Updateable<UsersTable> = {}
+  if (fields.petstoreId !== undefined) out.petstore_id = fields.petstoreId
   if (fields.name !== undefined) out.name = fields.name
   if (fields.email !== undefined) out.email = fields.email
   if (fields.phone !== undefined) out.phone = fields.phone
@@ -52,16 +55,19 @@ function toColumns(fields: UserFields): Updateable<UsersTable> {
   return out
 }
 
+/** Inserts the user with v2 id `petstoreId`; undefined when the account already has a user with that id. */
 export async function insertUser(
   db: Db,
   accountId: string,
+  petstoreId: number,
   fields: UserFields & { name: string },
   at: string,
-): Promise<User> {
+): Promise<User | undefined> {
   const row = await db
     .insertInto('users')
     .values({
       id: newId('usr'),
+      petstore_id: petstoreId,
       account_id: accountId,
       name: fields.name,
       email: fields.email ?? null,
@@ -75,9 +81,12 @@ export async function insertUser(
       created_at: at,
       updated_at: at,
     })
+    // Taken (a client chose the id, or a concurrent create did): nothing inserted, and on
+    // PostgreSQL the transaction stays usable (src/db/account-ids.ts).
+    .onConflict((oc) => oc.columns(['account_id', 'petstore_id']).doNothing())
     .returning(COLUMNS)
-    .executeTakeFirstOrThrow()
-  return toUser(row)
+    .executeTakeFirst()
+  return row === undefined ? undefined : toUser(row)
 }
 
 export async function findUser(db: Db, accountId: string, id: string): Promise<User | undefined> {
@@ -124,15 +133,34 @@ export async function deleteUserAtVersion(
   return result.numDeletedRows > 0n
 }
 
-/** The user whose internal sequence number (the v2 id) is `seq`. */
-export async function findUserBySeq(db: Db, accountId: string, seq: number): Promise<User | undefined> {
+/** The user of the account with this username. */
+export async function findUserByUsername(
+  db: Db,
+  accountId: string,
+  username: string,
+): Promise<User | undefined> {
   const row = await db
     .selectFrom('users')
     .select(COLUMNS)
-    .where('seq', '=', seq)
     .where('account_id', '=', accountId)
+    .where('username', '=', username)
     .executeTakeFirst()
   return row === undefined ? undefined : toUser(row)
+}
+
+/** The usr_ id of the account's user with this v2 id, if any. */
+export async function userIdOfPetstoreId(
+  db: Db,
+  accountId: string,
+  petstoreId: number,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('petstore_id', '=', petstoreId)
+    .executeTakeFirst()
+  return row?.id
 }
 
 async function seqOf(db: Db, accountId: string, id: string): Promise<number | undefined> {
@@ -217,4 +245,23 @@ export async function userNamesByIds(db: Db, accountId: string, ids: string[]): 
     .where('id', 'in', ids)
     .execute()
   return new Map(rows.map((r) => [r.id, r.name]))
+}
+
+/**
+ * The unique column a failed write collided on, when it did: two requests that each found a
+ * username (or v2 id) free and then both wrote it (PostgreSQL runs them at once; the second
+ * insert fails on the unique index, and its transaction with it).
+ */
+export function uniqueConflictOf(error: unknown): 'username' | 'petstore_id' | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown }
+  if (code === '23505') {
+    if (constraint === 'users_account_username') return 'username'
+    if (constraint === 'users_account_petstore_id') return 'petstore_id'
+  }
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string') {
+    if (message.includes('users.username')) return 'username'
+    if (message.includes('users.petstore_id')) return 'petstore_id'
+  }
+  return undefined
 }

@@ -107,8 +107,16 @@ describeDb('TypeScript client', () => {
   it('manages users: create, get, update, list, and refuses to delete one who owns pets', async () => {
     const { apiKey: ownKey } = await live.newAccount()
     const own = new PetService({ apiKey: ownKey, baseUrl: live.url })
-    const user = await own.users.create({ name: 'Bob', email: 'bob@example.com', phone: '+44 20 7946 0000' })
-    expect(user).toMatchObject({ object: 'user', name: 'Bob', email: 'bob@example.com' })
+    const user = await own.users.create({
+      name: 'Bob',
+      username: 'bob',
+      email: 'bob@example.com',
+      phone: '+44 20 7946 0000',
+    })
+    expect(user).toMatchObject({ object: 'user', name: 'Bob', username: 'bob', email: 'bob@example.com' })
+    const taken = await own.users.create({ name: 'Other Bob', username: 'bob' }).catch((e) => e)
+    expect(taken).toBeInstanceOf(ConflictError)
+    expect(taken.code).toBe('username_taken')
     expect(user.id).toMatch(/^usr_/)
     expect(await own.users.get(user.id)).toEqual({ ...user })
     expect(await own.users.update(user.id, { phone: null })).toMatchObject({ phone: null, version: 2 })

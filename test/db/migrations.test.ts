@@ -158,4 +158,95 @@ describeDb('migrations', () => {
       await database.destroy()
     }
   })
+
+  it('2026-11-24T10-usernames keeps every user and its v2 id, makes usernames unique per account, and renames duplicates', async () => {
+    const database = await createTestDatabase({ migrate: false })
+    try {
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: async () => migrations },
+        ...(database.schema === undefined ? {} : { migrationTableSchema: database.schema }),
+      })
+      expect((await migrator.migrateTo('2026-11-24T09-pets-per-account')).error).toBeUndefined()
+      const at = '2026-11-20T00:00:00.000Z'
+      await database.db
+        .insertInto('accounts')
+        .values([
+          { id: 'acct_a', email: 'a@example.com', password_hash: null, created_at: at },
+          { id: 'acct_b', email: 'b@example.com', password_hash: null, created_at: at },
+        ])
+        .execute()
+      // As the old schema allowed: the same username twice in one account (and a taken "rename").
+      const old = [
+        ['usr_1', 'acct_a', 'alice'],
+        ['usr_2', 'acct_b', 'alice'],
+        ['usr_3', 'acct_a', 'alice'],
+        ['usr_4', 'acct_a', null],
+        ['usr_5', 'acct_a', null],
+        ['usr_6', 'acct_a', 'bob'],
+        ['usr_7', 'acct_a', 'alice~8'],
+        ['usr_8', 'acct_a', 'alice'],
+      ] as const
+      for (const [id, account, username] of old) {
+        await database.db
+          .insertInto('users')
+          .values({
+            id,
+            account_id: account,
+            name: id,
+            username,
+            version: 1,
+            created_at: at,
+            updated_at: at,
+          } as never)
+          .execute()
+      }
+      const before = await database.db.selectFrom('users').select(['id', 'seq']).orderBy('seq').execute()
+
+      await migrateToLatest(database.db)
+
+      const after = await database.db
+        .selectFrom('users')
+        .select(['id', 'seq', 'account_id', 'username', 'petstore_id', 'name'])
+        .orderBy('seq')
+        .execute()
+      expect(after.map((u) => u.id)).toEqual(old.map(([id]) => id))
+      const seqOf = (id: string) => before.find((u) => u.id === id)!.seq
+      // Every user keeps the integer id v2 showed it (its seq).
+      for (const u of after) expect(u.petstore_id).toBe(u.seq)
+      const usernames = Object.fromEntries(after.map((u) => [u.id, u.username]))
+      expect(usernames).toEqual({
+        usr_1: 'alice',
+        usr_2: 'alice',
+        usr_3: `alice~${seqOf('usr_3')}`,
+        usr_4: null,
+        usr_5: null,
+        usr_6: 'bob',
+        usr_7: 'alice~8',
+        // "alice~<seq>" was free for usr_8 unless usr_7 had it; then the next suffix.
+        usr_8: seqOf('usr_8') === 8 ? 'alice~8~2' : `alice~${seqOf('usr_8')}`,
+      })
+      // The index now refuses a second "bob" in account A, and lets account B have one.
+      const insert = (id: string, account: string, username: string, petstoreId: number) =>
+        database.db
+          .insertInto('users')
+          .values({
+            id,
+            account_id: account,
+            petstore_id: petstoreId,
+            name: id,
+            username,
+            version: 1,
+            created_at: at,
+            updated_at: at,
+          })
+          .execute()
+      await expect(insert('usr_9', 'acct_a', 'bob', 1000)).rejects.toThrow()
+      await insert('usr_10', 'acct_b', 'bob', 1001)
+      // And a v2 id already used in the account.
+      await expect(insert('usr_11', 'acct_a', 'carol', after[0]!.petstore_id)).rejects.toThrow()
+    } finally {
+      await database.destroy()
+    }
+  })
 })

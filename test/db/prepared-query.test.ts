@@ -14,27 +14,31 @@ describeDb('Prepared queries', () => {
 
   it('build the query once and run it with each call’s values, inside transactions too', async () => {
     let builds = 0
-    const insert = prepareQuery<{ account: string; name: string; species: string | null }, { id: number }>(
-      (db, p) => {
-        builds++
-        return db
-          .insertInto('users')
-          .values({
-            id: p('name'),
-            account_id: p('account'),
-            name: p('name'),
-            email: p('species'),
-            version: 1,
-            created_at: '2026-01-01T00:00:00.000Z',
-            updated_at: '2026-01-01T00:00:00.000Z',
-          })
-          .returning('seq as id')
-      },
-    )
-    await insert.execute(database.db, { account: accountId, name: 'usr_a', species: null })
+    const insert = prepareQuery<
+      { account: string; name: string; species: string | null; number: number },
+      { id: number }
+    >((db, p) => {
+      builds++
+      return db
+        .insertInto('users')
+        .values({
+          id: p('name'),
+          account_id: p('account'),
+          petstore_id: p('number'),
+          name: p('name'),
+          email: p('species'),
+          version: 1,
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: '2026-01-01T00:00:00.000Z',
+        })
+        .returning('seq as id')
+    })
+    await insert.execute(database.db, { account: accountId, name: 'usr_a', species: null, number: 1 })
     await database.db
       .transaction()
-      .execute((trx) => insert.execute(trx, { account: accountId, name: 'usr_b', species: 'b@example.com' }))
+      .execute((trx) =>
+        insert.execute(trx, { account: accountId, name: 'usr_b', species: 'b@example.com', number: 2 }),
+      )
     expect(builds).toBe(1)
     const rows = await database.db
       .selectFrom('users')

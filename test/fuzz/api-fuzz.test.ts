@@ -38,7 +38,7 @@ describeDb('fuzzing every operation of /openapi.json', () => {
       'read:pets write:pets read:users write:users read:orders write:orders',
     )
     doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApiDocument
-    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [], orderIds: [] }
+    ctx = { apiKey: client.apiKey, token, petIds: [], userIds: [], userSeqs: [], usernames: [], orderIds: [] }
     // Records to aim at: a valid id is what gets a request past the 404s.
     for (let i = 0; i < 10; i++) {
       const user = await t.app.inject({
@@ -48,6 +48,7 @@ describeDb('fuzzing every operation of /openapi.json', () => {
         payload: { username: `fuzz${i}` },
       })
       ctx.userSeqs.push(user.json().id as number)
+      ctx.usernames.push(`fuzz${i}`)
       const pet = await t.app.inject({
         method: 'POST',
         url: '/v2/pet',

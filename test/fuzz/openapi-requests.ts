@@ -58,6 +58,8 @@ export interface FuzzContext {
   petIds: number[]
   userIds: string[]
   userSeqs: number[]
+  /** The v2 users' usernames (`/v2/user/{username}`). */
+  usernames: string[]
   orderIds: number[]
 }
 
@@ -318,7 +320,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function formEncode(value: unknown): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return String(value)
+  // An array body (createWithArray's) as form text: its JSON (String() of an item without a
+  // prototype, which the generators make, would throw).
+  if (Array.isArray(value)) return JSON.stringify(value) ?? ''
+  if (value === null || typeof value !== 'object') return String(value)
   const params = new URLSearchParams()
   for (const [key, v] of Object.entries(value)) {
     // A short array becomes a repeated field; a long one one field (its count times a long name
@@ -465,9 +470,11 @@ function idFor(
   method: string,
 ): fc.Arbitrary<string> {
   const known: string[] = path.includes('/user')
-    ? param.schema.type === 'integer'
-      ? ctx.userSeqs.map(String)
-      : ctx.userIds
+    ? param.name === 'username'
+      ? ctx.usernames
+      : param.schema.type === 'integer'
+        ? ctx.userSeqs.map(String)
+        : ctx.userIds
     : param.name === 'code'
       ? ['not_found', 'invalid_id', 'internal_error']
       : path.includes('/order')
@@ -643,6 +650,7 @@ function knownValues(path: string, ctx: FuzzContext): Record<string, unknown[]> 
     pet_id: ctx.petIds,
     orderId: ctx.orderIds,
     userId: ctx.userSeqs,
+    username: ctx.usernames,
     ownerId: ctx.userIds,
     owner_id: ctx.userIds,
     code: ['not_found', 'invalid_id', 'internal_error'],
@@ -693,7 +701,9 @@ function wellFormedRequest(
     .filter((p) => p.in === 'path')
     .map((p) => {
       const values =
-        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' ? ctx.userIds : known[p.name]
+        p.in === 'path' && path.includes('/user') && p.schema.type !== 'integer' && p.name !== 'username'
+          ? ctx.userIds
+          : known[p.name]
       return fc.constantFrom(...(values ?? ['1']).map(String))
     })
   const query = parameters

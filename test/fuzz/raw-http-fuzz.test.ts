@@ -117,6 +117,7 @@ const target = fc.oneof(
       '/v2/pet/1',
       '/v2/pet/findByStatus?status=available',
       '/v2/user/1',
+      '/v2/user/login?username=a&password=b',
       '/v2/store/inventory',
       '/problems/not_found',
       '/openapi.json',

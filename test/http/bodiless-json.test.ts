@@ -48,7 +48,7 @@ describeDb('a DELETE with Content-Type: application/json and no body', () => {
   it('deletes a user on v2 and on v1', async () => {
     const one = await create('/v2/user', v2, { username: 'bodiless', firstName: 'B' })
     const two = await create('/v1/user', v1, { name: 'Bo' })
-    const v2Delete = await bodilessDelete(`/v2/user/${one.id}`, v2)
+    const v2Delete = await bodilessDelete(`/v2/user/bodiless`, v2)
     expect(v2Delete.statusCode, v2Delete.body).toBe(200)
     const v1Delete = await bodilessDelete(`/v1/user/${two.id}`, v1)
     expect(v1Delete.statusCode, v1Delete.body).toBe(200)

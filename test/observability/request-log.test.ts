@@ -84,4 +84,27 @@ describeDb('the request log line', () => {
       t.app.deps.shutdown.started = false
     }
   })
+
+  it('never logs the password a v2 login sends in its query string', async () => {
+    const client = await newClient(t)
+    const token = await accessToken(t.app, client)
+    const password = 'clear-text-login-secret'
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/user',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { username: 'logged', password },
+    })
+    expect(created.statusCode).toBe(200)
+    for (const query of [`username=logged&password=${password}`, `Password=${password}&username=logged`]) {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/v2/user/login?${query}`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+      const line = completed(String(response.headers['request-id']))
+      expect(String(line.url)).toContain('assword=***')
+    }
+    expect(raw.join('\n')).not.toContain(password)
+  })
 })

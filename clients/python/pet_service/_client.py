@@ -247,14 +247,18 @@ class Users(_Resource):
         self,
         *,
         name: str,
+        username: Optional[str] = NOT_GIVEN,
         email: Optional[str] = NOT_GIVEN,
         phone: Optional[str] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> ApiObject:
-        """``POST /v1/user``. Safe to retry: it always carries an Idempotency-Key."""
-        body = _given(name=name, email=email, phone=phone)
+        """``POST /v1/user``. Safe to retry: it always carries an Idempotency-Key.
+
+        ``username`` is unique in the account (ConflictError when another user has it).
+        """
+        body = _given(name=name, username=username, email=email, phone=phone)
         return self._call(
             Call("POST", "/v1/user", json_body=body), _options(idempotency_key, timeout, max_retries)
         )
@@ -268,14 +272,15 @@ class Users(_Resource):
         id: str,  # noqa: A002
         *,
         name: str = NOT_GIVEN,
+        username: Optional[str] = NOT_GIVEN,
         email: Optional[str] = NOT_GIVEN,
         phone: Optional[str] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> ApiObject:
-        """``PATCH /v1/user/{id}``: only the fields given change; None clears email or phone."""
-        body = _given(name=name, email=email, phone=phone)
+        """``PATCH /v1/user/{id}``: only the fields given change; None clears username, email or phone."""
+        body = _given(name=name, username=username, email=email, phone=phone)
         return self._call(
             Call("PATCH", _id_path("/v1/user", id), json_body=body), _options(None, timeout, max_retries, if_match)
         )

@@ -41,6 +41,8 @@ class User(TypedDict):
     id: str
     object: Literal["user"]
     name: str
+    #: Unique in the account; the user is ``/v2/user/{username}`` on v2.
+    username: Optional[str]
     email: Optional[str]
     phone: Optional[str]
     version: int

@@ -182,8 +182,13 @@ class LiveServiceTest(unittest.TestCase):
 
     def test_manages_users_and_refuses_to_delete_an_owner(self) -> None:
         email = f"{unique('bob')}@example.com"
-        user = self.client.users.create(name="Bob", email=email, phone="+44 20 7946 0000")
+        username = unique("bob")
+        user = self.client.users.create(name="Bob", username=username, email=email, phone="+44 20 7946 0000")
         self.assertTrue(user["id"].startswith("usr_"))
+        self.assertEqual(user["username"], username)
+        with self.assertRaises(ConflictError) as taken:
+            self.client.users.create(name="Other Bob", username=username)
+        self.assertEqual(taken.exception.code, "username_taken")
         self.assertEqual(dict(self.client.users.get(user["id"])), dict(user))
         self.assertIsNone(self.client.users.update(user["id"], phone=None)["phone"])
         self.assertEqual([u["id"] for u in self.client.users.list(email=email)], [user["id"]])

@@ -8,6 +8,7 @@ import * as webhooks from './2026-11-24T07-webhooks.ts'
 import * as accountSequences from './2026-11-24T08-account-sequences.ts'
 import * as petsPerAccount from './2026-11-24T09-pets-per-account.ts'
 import * as oauthPublicClients from './2026-11-24T10-oauth-public-clients.ts'
+import * as usernames from './2026-11-24T10-usernames.ts'
 import * as orders from './2026-11-24T11-orders.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T08-account-sequences': accountSequences,
   '2026-11-24T09-pets-per-account': petsPerAccount,
   '2026-11-24T10-oauth-public-clients': oauthPublicClients,
+  '2026-11-24T10-usernames': usernames,
   '2026-11-24T11-orders': orders,
 }

@@ -1,12 +1,14 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { assertOwnsNoPets } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { toUserV1, type UserFields } from '../../users/user.ts'
+import { usernameProblem } from '../../users/usernames.ts'
 import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from '../../users/users-service.ts'
 import {
   CreateUserBody,
@@ -24,6 +26,15 @@ const security = API_KEY_SECURITY
 function fieldsFromV1(body: Static<typeof UpdateUserBody>): UserFields {
   const fields: UserFields = {}
   if (body.name !== undefined) fields.name = body.name
+  if (body.username !== undefined) fields.username = emptyToNull(body.username)
+  if (fields.username != null) {
+    const problem = usernameProblem(fields.username)
+    if (problem !== undefined) {
+      throw new ApiError('parameter_invalid', `Invalid parameter \`username\`: ${problem}.`, {
+        param: 'username',
+      })
+    }
+  }
   if (body.email !== undefined) fields.email = emptyToNull(body.email)
   if (body.phone !== undefined) fields.phone = emptyToNull(body.phone)
   return fields
@@ -31,7 +42,7 @@ function fieldsFromV1(body: Static<typeof UpdateUserBody>): UserFields {
 
 export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/user',
@@ -49,11 +60,11 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { accountId } = request.principal!
+      const fields = { ...fieldsFromV1(request.body), name: request.body.name }
+      // Reserved before the transaction opens (see src/db/account-ids.ts).
+      const id = await database.ids.reserve(accountId, 'user')
       return createOnce(db, request, reply, '/v1/user', async (trx) => {
-        const user = await createUser(trx, accountId, {
-          ...fieldsFromV1(request.body),
-          name: request.body.name,
-        })
+        const user = await createUser(trx, accountId, fields, id)
         return {
           status: 201,
           headers: { location: `/v1/user/${user.id}`, etag: etagFor(user.version) },
@@ -95,7 +106,7 @@ export async function v1UserRoutes(fastify: FastifyInstance): Promise<void> {
         params: UserIdParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         body: UpdateUserBody,
-        response: { 200: UserV1Schema, ...problemResponses(404, 412, 413, 415) },
+        response: { 200: UserV1Schema, ...problemResponses(404, 409, 412, 413, 415) },
       },
     },
     async (request, reply) => {

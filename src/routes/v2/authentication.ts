@@ -13,11 +13,19 @@ declare module 'fastify' {
     apiKeyHeader?: boolean
     /** No credentials needed (uploaded images). */
     public?: boolean
+    /**
+     * The Petstore document declares no security for the operation (its /user ones), so a
+     * generated client sends the token only when it is set as a default header: the 401 says so.
+     */
+    undeclaredSecurity?: boolean
   }
 }
 
 /** RFC 6750 §3: a request with no credentials gets the bare challenge, without an error code. */
 export const BEARER_CHALLENGE = 'Bearer'
+
+const UNDECLARED_SECURITY_HINT =
+  ' The Petstore document declares no security for this operation, so a client generated from it does not send the token by itself: set Authorization: Bearer <token> as a default header of the client (see "Sending the token" in docs/petstore-differences.md).'
 
 function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, '')}"`
@@ -66,7 +74,7 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
     if (header === undefined || header.trim() === '') {
       throw new ApiError(
         'token_missing',
-        `No access token was sent. Send Authorization: Bearer <token> with a token from POST /oauth/token${config.apiKeyHeader ? ', or your API key in the api_key header' : ''}.`,
+        `No access token was sent. Send Authorization: Bearer <token> with a token from POST /oauth/token${config.apiKeyHeader ? ', or your API key in the api_key header' : ''}.${config.undeclaredSecurity ? UNDECLARED_SECURITY_HINT : ''}`,
         { headers: { 'www-authenticate': BEARER_CHALLENGE } },
       )
     }

@@ -13,7 +13,9 @@ import { UPLOAD_LIMIT_BYTES, v2PetImageRoutes } from './pet-images.ts'
 import { PET_V2_SCHEMAS } from './pet-schemas.ts'
 import { v2PetRoutes } from './pets.ts'
 import { v2StoreRoutes } from './store.ts'
+import { v2UserBatchRoutes } from './user-batches.ts'
 import { USER_V2_SCHEMAS } from './user-schemas.ts'
+import { v2UserSessionRoutes } from './user-sessions.ts'
 import { v2UserRoutes } from './users.ts'
 
 export interface V2ApiOptions {
@@ -79,4 +81,6 @@ export async function v2Api(v2: FastifyInstance, options: V2ApiOptions): Promise
   await v2.register(v2PetImageRoutes, { publicUrl: options.oauth.issuer })
   await v2.register(v2StoreRoutes)
   await v2.register(v2UserRoutes)
+  await v2.register(v2UserBatchRoutes)
+  await v2.register(v2UserSessionRoutes)
 }

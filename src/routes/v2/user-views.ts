@@ -1,6 +1,6 @@
 import type { User } from '../../users/user.ts'
 
-/** The Petstore's User: the integer `id` is the user's sequence number; unset fields are left out. */
+/** The Petstore's User: the integer `id` is the user's v2 id in its account; unset fields are left out. */
 export interface UserV2 {
   id: number
   username?: string
@@ -12,7 +12,7 @@ export interface UserV2 {
 }
 
 export function toUserV2(user: User): UserV2 {
-  const out: UserV2 = { id: user.seq }
+  const out: UserV2 = { id: user.petstoreId }
   if (user.username !== null) out.username = user.username
   if (user.firstName !== null) out.firstName = user.firstName
   if (user.lastName !== null) out.lastName = user.lastName

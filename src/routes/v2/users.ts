@@ -1,193 +1,208 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Db } from '../../db/schema.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { assertOwnsNoPets } from '../../pets/pets-service.ts'
-import type { User, UserFields } from '../../users/user.ts'
-import {
-  createUser,
-  deleteUser,
-  displayName,
-  findUserBySeq,
-  hashUserPassword,
-  updateUser,
-} from '../../users/users-service.ts'
-import { assertValid } from './assertions.ts'
-import { parseId } from './int64.ts'
+import { deleteUser, getUserByUsername, saveUserByUsername, updateUser } from '../../users/users-service.ts'
+import { assertJson, assertValid } from './assertions.ts'
 import { v2Problems } from './problems.ts'
-import { UserIdV2Params, UserV2Body } from './user-schemas.ts'
+import { assertUsernameAllowed, fieldsFromV2, type UserV2Body, withoutPassword } from './user-fields.ts'
+import { UsernameParams, UserV2CreateBody, UserV2UpdateBody } from './user-schemas.ts'
 import { toUserV2 } from './user-views.ts'
 
-const tags = ['user']
-const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
+export const USER_TAGS = ['user']
+export const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
 
-type Body = Static<typeof UserV2Body>
+/**
+ * The Petstore document declares no security on /user operations; ours need the bearer token,
+ * which a generated client then sends only as a default header: the 401 says so
+ * (authentication.ts).
+ */
+export const UNDECLARED_SECURITY = { undeclaredSecurity: true } as const
 
-/** A full replace of the Petstore fields (absent or null: cleared); `password` only when sent. */
-async function fieldsFromV2(body: Body, accountId: string): Promise<UserFields> {
-  const fields: UserFields = {
-    username: body.username ?? null,
-    firstName: body.firstName ?? null,
-    lastName: body.lastName ?? null,
-    email: body.email ?? null,
-    phone: body.phone ?? null,
-    userStatus: body.userStatus ?? null,
-  }
-  const name = displayName(body)
-  if (name !== undefined) fields.name = name
-  if (body.password != null) fields.passwordHash = await hashUserPassword(body.password, accountId)
-  return fields
+/** Where a user answers; its username escaped as a path segment. */
+export function userLocation(username: string | null): string | undefined {
+  return username === null ? undefined : `/v2/user/${encodeURIComponent(username)}`
 }
 
 /**
- * preValidation hook: the `userId` path parameter by the int64 rule (int64.ts), read before
- * validation coerces it to a float. Any id that passes is safe: the route reads the validated one.
+ * The `username` path parameter: any text a username was ever stored as (legacy ones may break
+ * today's rules, and must stay reachable), but never a control character: 400 "Invalid username
+ * supplied".
  */
-async function checkUserIdParam(request: FastifyRequest): Promise<void> {
-  parseId((request.params as { userId?: unknown }).userId, 'userId', userNotFound)
-}
-
-function userNotFound(id: number | string): ApiError {
-  return new ApiError('user_not_found', `No user with id ${id} exists in your account.`, { param: 'userId' })
+export function usernameParam(request: FastifyRequest): string {
+  const { username } = request.params as { username?: unknown }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (typeof username !== 'string' || username === '' || /[\u0000-\u001f\u007f]/.test(username)) {
+    throw new ApiError(
+      'invalid_username',
+      'Invalid username supplied: a username is 1 to 200 characters, none of them a control character.',
+      { param: 'username' },
+    )
+  }
+  return username
 }
 
 export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
-
-  /** The domain's user id (usr_…) behind a v2 integer id. */
-  async function resolve(trx: Db, accountId: string, id: number): Promise<User> {
-    const user = await findUserBySeq(trx, accountId, id)
-    if (user === undefined) throw userNotFound(id)
-    return user
-  }
+  const { db, database } = app.deps
 
   app.post(
     '/user',
     {
       attachValidation: true,
-      config: { scope: 'write:users' },
+      config: { scope: 'write:users', ...UNDECLARED_SECURITY },
+      preValidation: async (request) => assertJson(request, 'user'),
       schema: {
         operationId: 'createUserV2',
         summary: 'Create user',
         description:
-          'Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown. Takes `Idempotency-Key`.',
-        tags,
+          'Creates the user named by `username`, or replaces the Petstore fields of the user of your account that has it (as the Petstore does, so a test suite can run twice); answers 200 with the user. `id` is kept when sent (409 when another user has it), else assigned. `password` is stored hashed, never shown, and left as it was when absent. Takes `Idempotency-Key`.',
+        tags: USER_TAGS,
         security: [OAUTH('write:users')],
         headers: IdempotencyHeaders,
-        body: UserV2Body,
+        body: UserV2CreateBody,
         response: { 200: Type.Ref('User'), ...v2Problems(409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
       assertValid(request)
+      const body = request.body as Static<typeof UserV2CreateBody>
+      assertUsernameAllowed(body.username)
       const accountId = request.principal!.accountId
-      const body = request.body as Body
       const fields = await fieldsFromV2(body, accountId)
-      // The fingerprint is a fast hash: it covers that a password was sent, never the password.
-      const params = body.password == null ? body : { ...body, password: '(sent)' }
+      // Reserved before the transaction opens (src/db/account-ids.ts); unused when the username
+      // exists or the body chose an id: ids may have gaps.
+      const id = body.id == null ? await database.ids.reserve(accountId, 'user') : undefined
       return createOnce(
         db,
         request,
         reply,
         '/v2/user',
         async (trx) => {
-          const user = await createUser(trx, accountId, { ...fields, name: fields.name ?? 'Unnamed user' })
+          const { user } = await saveUserByUsername(
+            trx,
+            accountId,
+            {
+              ...fields,
+              username: body.username,
+              name: fields.name ?? body.username,
+            },
+            id,
+          )
+          const location = userLocation(user.username)
           return {
             status: 200,
-            headers: { etag: etagFor(user.version), location: `/v2/user/${user.seq}` },
+            headers: { etag: etagFor(user.version), ...(location === undefined ? {} : { location }) },
             body: toUserV2(user),
           }
         },
-        params,
+        withoutPassword(body),
       )
     },
   )
 
   app.get(
-    '/user/:userId',
+    '/user/:username',
     {
       attachValidation: true,
-      config: { scope: 'read:users' },
-      preValidation: checkUserIdParam,
+      config: { scope: 'read:users', ...UNDECLARED_SECURITY },
       schema: {
-        operationId: 'getUserById',
-        summary: 'Get user by id',
-        tags,
+        operationId: 'getUserByName',
+        summary: 'Get user by user name',
+        tags: USER_TAGS,
         security: [OAUTH('read:users')],
-        params: UserIdV2Params,
-        response: { 200: Type.Ref('User'), ...v2Problems(404) },
+        params: UsernameParams,
+        response: {
+          200: Type.Ref('User'),
+          ...v2Problems(404),
+          400: { ...Type.Ref('Problem'), description: 'Invalid username supplied' },
+          404: { ...Type.Ref('Problem'), description: 'User not found' },
+        },
       },
     },
     async (request, reply) => {
-      const user = await resolve(db, request.principal!.accountId, request.params.userId)
+      const user = await getUserByUsername(db, request.principal!.accountId, usernameParam(request))
       reply.header('etag', etagFor(user.version))
       return toUserV2(user)
     },
   )
 
   app.put(
-    '/user/:userId',
+    '/user/:username',
     {
       attachValidation: true,
-      config: { scope: 'write:users' },
-      preValidation: checkUserIdParam,
+      config: { scope: 'write:users', ...UNDECLARED_SECURITY },
+      preValidation: async (request) => assertJson(request, 'user'),
       schema: {
         operationId: 'updateUserV2',
         summary: 'Updated user',
-        description: 'Replaces the Petstore fields; `password` changes only when sent. Takes `If-Match`.',
-        tags,
+        description:
+          'Replaces the Petstore fields of the user; a `username` in the body renames it (409 when another user has that one), `id` changes its id (409 likewise), `password` changes only when sent. Takes `If-Match`.',
+        tags: USER_TAGS,
         security: [OAUTH('write:users')],
-        params: UserIdV2Params,
+        params: UsernameParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
-        body: UserV2Body,
-        response: { 200: Type.Ref('User'), ...v2Problems(404, 412, 413, 415, 422) },
+        body: UserV2UpdateBody,
+        response: {
+          200: Type.Ref('User'),
+          ...v2Problems(404, 409, 412, 413, 415, 422),
+          400: { ...Type.Ref('Problem'), description: 'Invalid user supplied' },
+          404: { ...Type.Ref('Problem'), description: 'User not found' },
+        },
       },
     },
     async (request, reply) => {
-      const id = request.params.userId
+      const username = usernameParam(request)
       assertValid(request)
+      const body = request.body as UserV2Body
+      assertUsernameAllowed(body.username)
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const accountId = request.principal!.accountId
-      const fields = await fieldsFromV2(request.body as Body, accountId)
+      const fields = await fieldsFromV2(body, accountId, username)
       const user = await db.transaction().execute(async (trx) => {
-        const current = await resolve(trx, accountId, id)
+        const current = await getUserByUsername(trx, accountId, username)
         return updateUser(trx, accountId, current.id, fields, ifMatch)
       })
       reply.header('etag', etagFor(user.version))
+      const location = userLocation(user.username)
+      if (location !== undefined && user.username !== username) reply.header('content-location', location)
       return toUserV2(user)
     },
   )
 
   app.delete(
-    '/user/:userId',
+    '/user/:username',
     {
       attachValidation: true,
-      config: { scope: 'write:users' },
-      preValidation: checkUserIdParam,
+      config: { scope: 'write:users', ...UNDECLARED_SECURITY },
       schema: {
         operationId: 'deleteUserV2',
         summary: 'Delete user',
-        description: 'Refused with 409 while pets name the user as their owner.',
-        tags,
+        description: 'Refused with 409 while pets name the user as their owner. Takes `If-Match`.',
+        tags: USER_TAGS,
         security: [OAUTH('write:users')],
-        params: UserIdV2Params,
+        params: UsernameParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
-        response: { 200: Type.Ref('ApiResponse'), ...v2Problems(404, 409, 412) },
+        response: {
+          200: Type.Ref('ApiResponse'),
+          ...v2Problems(404, 409, 412),
+          400: { ...Type.Ref('Problem'), description: 'Invalid username supplied' },
+          404: { ...Type.Ref('Problem'), description: 'User not found' },
+        },
       },
     },
     async (request) => {
-      const id = request.params.userId
+      const username = usernameParam(request)
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const accountId = request.principal!.accountId
       await db.transaction().execute(async (trx) => {
-        const current = await resolve(trx, accountId, id)
+        const current = await getUserByUsername(trx, accountId, username)
         return deleteUser(trx, accountId, current.id, assertOwnsNoPets, ifMatch)
       })
-      return { code: 200, type: 'unknown', message: String(id) }
+      return { code: 200, type: 'unknown', message: username }
     },
   )
 }

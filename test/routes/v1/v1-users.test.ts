@@ -111,4 +111,67 @@ describeDb('v1 users', () => {
     expect(foreignCursor.statusCode).toBe(400)
     expect(foreignCursor.json()).toMatchObject({ code: 'invalid_cursor', param: 'starting_after' })
   })
+
+  it('takes a username (form or JSON), shows it, and clears it with an empty value', async () => {
+    const made = await createUser({ username: 'ann.lee' })
+    expect(made).toMatchObject({ username: 'ann.lee', name: 'Ann Lee' })
+    expect(await createUser()).toMatchObject({ username: null })
+    const json = await call({ method: 'POST', url: '/v1/user', payload: { name: 'Jo', username: 'jo' } })
+    expect(json.json().username).toBe('jo')
+    const patched = await call({ method: 'PATCH', url: `/v1/user/${made.id}`, ...form({ username: 'ann' }) })
+    expect(patched.json()).toMatchObject({ username: 'ann', version: 2 })
+    const cleared = await call({ method: 'PATCH', url: `/v1/user/${made.id}`, ...form({ username: '' }) })
+    expect(cleared.json().username).toBeNull()
+  })
+
+  it('keeps usernames unique in an account (409 naming it), not across accounts', async () => {
+    const first = await createUser({ username: 'unique-one' })
+    const again = await call({
+      method: 'POST',
+      url: '/v1/user',
+      ...form({ name: 'B', username: 'unique-one' }),
+    })
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toMatchObject({ code: 'username_taken', param: 'username' })
+    expect(again.json().detail).toContain('"unique-one"')
+    const second = await createUser({ username: 'unique-two' })
+    const rename = await call({
+      method: 'PATCH',
+      url: `/v1/user/${second.id}`,
+      ...form({ username: 'unique-one' }),
+    })
+    expect(rename.statusCode).toBe(409)
+    expect((await call({ method: 'GET', url: `/v1/user/${second.id}` })).json().username).toBe('unique-two')
+    // Setting a user's own username again is no conflict.
+    const same = await call({
+      method: 'PATCH',
+      url: `/v1/user/${first.id}`,
+      ...form({ username: 'unique-one' }),
+    })
+    expect(same.statusCode).toBe(200)
+    const elsewhere = await other({
+      method: 'POST',
+      url: '/v1/user',
+      ...form({ name: 'C', username: 'unique-one' }),
+    })
+    expect(elsewhere.statusCode).toBe(201)
+  })
+
+  it('refuses a username that cannot name a user in a URL (400 naming it)', async () => {
+    for (const username of ['a b', 'x'.repeat(65), 'login', '..']) {
+      const res = await call({ method: 'POST', url: '/v1/user', ...form({ name: 'A', username }) })
+      expect(res.statusCode, username).toBe(400)
+      expect(res.json()).toMatchObject({ code: 'parameter_invalid', param: 'username' })
+    }
+  })
+
+  it('puts the username in the user.* events', async () => {
+    const user = await createUser({ username: 'evented' })
+    await call({ method: 'PATCH', url: `/v1/user/${user.id}`, ...form({ username: 'evented-2' }) })
+    const events = (await call({ method: 'GET', url: `/v1/event?object_id=${user.id}` })).json().data
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['user.updated', 'user.created'])
+    expect(events[1].data.object.username).toBe('evented')
+    expect(events[0].data.object.username).toBe('evented-2')
+    expect(events[0].data.previous_attributes).toEqual({ username: 'evented' })
+  })
 })

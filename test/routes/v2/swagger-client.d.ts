@@ -5,8 +5,9 @@ declare module 'swagger-client' {
     execute(request: Record<string, unknown>): Promise<unknown>
   }
   export default function SwaggerClient(options: {
-    url: string
+    url?: string
     spec?: unknown
     authorizations?: Record<string, unknown>
+    requestInterceptor?: (request: { headers: Record<string, string> }) => unknown
   }): Promise<SwaggerClientInstance>
 }

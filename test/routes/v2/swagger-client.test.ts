@@ -165,17 +165,31 @@ describeDb('v2 through swagger-client built from /openapi.json', () => {
     expect(createdUser.status).toBe(200)
     const userId = (createdUser.body as { id: number }).id
     expect(createdUser.body).toEqual({ id: userId, ...user })
-    expect((await run({ operationId: 'getUserById', parameters: { userId } })).body).toEqual({
+    expect((await run({ operationId: 'getUserByName', parameters: { username: 'jdoe' } })).body).toEqual({
       id: userId,
       ...user,
     })
     const updatedUser = await run({
       operationId: 'updateUserV2',
-      parameters: { userId },
+      parameters: { username: 'jdoe' },
       requestBody: { ...user, firstName: 'Janet' },
     })
     expect(updatedUser.body).toEqual({ id: userId, ...user, firstName: 'Janet' })
-    expect((await run({ operationId: 'deleteUserV2', parameters: { userId } })).status).toBe(200)
+    const login = await run({ operationId: 'loginUser', parameters: { username: 'jdoe', password: 'pw' } })
+    expect(login.body).toMatch(/^logged in user session:/)
+    expect(Number(login.headers['x-rate-limit'])).toBeGreaterThan(0)
+    expect((await run({ operationId: 'logoutUser' })).status).toBe(200)
+    for (const operationId of ['createUsersWithArrayInput', 'createUsersWithListInput']) {
+      const batch = await run({
+        operationId,
+        requestBody: [{ username: `${operationId}-1` }, { username: `${operationId}-2` }],
+      })
+      expect((batch.body as { username: string }[]).map((u) => u.username)).toEqual([
+        `${operationId}-1`,
+        `${operationId}-2`,
+      ])
+    }
+    expect((await run({ operationId: 'deleteUserV2', parameters: { username: 'jdoe' } })).status).toBe(200)
 
     const deleted = await run({ operationId: 'deletePet', parameters: { petId: pet.id } })
     expect(deleted.status).toBe(200)

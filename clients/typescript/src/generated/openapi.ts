@@ -623,7 +623,7 @@ export interface paths {
     put?: never
     /**
      * Create user
-     * @description Answers 200 with the user and its assigned integer `id`. `password` is stored hashed and never shown. Takes `Idempotency-Key`.
+     * @description Creates the user named by `username`, or replaces the Petstore fields of the user of your account that has it (as the Petstore does, so a test suite can run twice); answers 200 with the user. `id` is kept when sent (409 when another user has it), else assigned. `password` is stored hashed, never shown, and left as it was when absent. Takes `Idempotency-Key`.
      */
     post: operations['createUserV2']
     delete?: never
@@ -632,26 +632,106 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/v2/user/{userId}': {
+  '/v2/user/{username}': {
     parameters: {
       query?: never
       header?: never
       path?: never
       cookie?: never
     }
-    /** Get user by id */
-    get: operations['getUserById']
+    /** Get user by user name */
+    get: operations['getUserByName']
     /**
      * Updated user
-     * @description Replaces the Petstore fields; `password` changes only when sent. Takes `If-Match`.
+     * @description Replaces the Petstore fields of the user; a `username` in the body renames it (409 when another user has that one), `id` changes its id (409 likewise), `password` changes only when sent. Takes `If-Match`.
      */
     put: operations['updateUserV2']
     post?: never
     /**
      * Delete user
-     * @description Refused with 409 while pets name the user as their owner.
+     * @description Refused with 409 while pets name the user as their owner. Takes `If-Match`.
      */
     delete: operations['deleteUserV2']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user/createWithArray': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Creates list of users with given input array
+     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each). Answers 200 with the users as stored. Takes `Idempotency-Key`.
+     */
+    post: operations['createUsersWithArrayInput']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user/createWithList': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Creates list of users with given input array
+     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each). Answers 200 with the users as stored. Takes `Idempotency-Key`.
+     */
+    post: operations['createUsersWithListInput']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user/login': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Logs user into the system
+     * @description Checks the password of the user of your account with this username. Answers 200 with a session string (`logged in user session:` and random text: it grants nothing, every call still takes the bearer token), `X-Rate-Limit` (your account's calls per hour) and `X-Expires-After` (60 minutes on). A wrong password and an unknown username both answer 400 "Invalid username/password supplied"; failed logins are limited (10 per username and 20 per address in 15 minutes, then 429).
+     */
+    get: operations['loginUser']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/user/logout': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Logs out current logged in user session
+     * @description Nothing to end (login keeps no session); answers 200 `{"code":200,"type":"unknown","message":"ok"}`.
+     */
+    get: operations['logoutUser']
+    put?: never
+    post?: never
+    delete?: never
     options?: never
     head?: never
     patch?: never
@@ -837,8 +917,12 @@ export interface components {
     }
     /** @description A pet owner in your account, Petstore v2 representation. */
     User: {
-      /** Format: int64 */
+      /**
+       * Format: int64
+       * @description Unique in your account.
+       */
       id: number
+      /** @description Unique in your account. */
       username?: string
       firstName?: string
       lastName?: string
@@ -928,6 +1012,8 @@ export interface components {
       /** @enum {string} */
       object: 'user'
       name: string
+      /** @description Unique in your account; the user is /v2/user/{username} on v2. */
+      username: string | null
       email: string | null
       phone: string | null
       version: number
@@ -1714,6 +1800,8 @@ export interface operations {
         'application/json': {
           /** @description Full name (required). */
           name: string
+          /** @description Unique in your account (409 when another user has it): letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`. Empty or null clears it. */
+          username?: string | null
           /** @description Contact email; empty or null clears it. */
           email?: string | null
           /** @description Contact phone number; empty or null clears it. */
@@ -1978,6 +2066,8 @@ export interface operations {
         'application/json': {
           /** @description New name. */
           name?: string
+          /** @description Unique in your account (409 when another user has it): letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`. Empty or null clears it. */
+          username?: string | null
           /** @description Contact email; empty or null clears it. */
           email?: string | null
           /** @description Contact phone number; empty or null clears it. */
@@ -2024,6 +2114,15 @@ export interface operations {
       }
       /** @description No such object in your account */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state */
+      409: {
         headers: {
           [name: string]: unknown
         }
@@ -4616,22 +4715,25 @@ export interface operations {
         'application/json': {
           /**
            * Format: int64
-           * @description Ignored: the service assigns ids.
+           * @description The user id, 1 to 2^53−1, unique in your account; absent, a new user gets the next free one and an existing one keeps its own.
            */
-          id?: number
-          /** @description Username. */
-          username?: string | null
+          id?: number | null
           /** @description First name. */
           firstName?: string | null
           /** @description Last name. */
           lastName?: string | null
           /** @description Email. */
           email?: string | null
-          /** @description Write-only; stored hashed. */
+          /** @description Write-only; stored hashed. Absent: left as it was. */
           password?: string | null
           phone?: string | null
           /** Format: int32 */
           userStatus?: number | null
+          /**
+           * @description Unique in your account; letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`.
+           * @example theUser
+           */
+          username: string
         }
       }
     }
@@ -4719,13 +4821,13 @@ export interface operations {
       }
     }
   }
-  getUserById: {
+  getUserByName: {
     parameters: {
       query?: never
       header?: never
       path: {
-        /** @description The user id (an integer on v2). */
-        userId: number
+        /** @description The username of a user of your account. */
+        username: string
       }
       cookie?: never
     }
@@ -4740,7 +4842,7 @@ export interface operations {
           'application/json': components['schemas']['User']
         }
       }
-      /** @description Invalid ID supplied, or invalid parameters */
+      /** @description Invalid username supplied */
       400: {
         headers: {
           [name: string]: unknown
@@ -4767,7 +4869,7 @@ export interface operations {
           'application/json': components['schemas']['Problem']
         }
       }
-      /** @description Not found in your account */
+      /** @description User not found */
       404: {
         headers: {
           [name: string]: unknown
@@ -4794,8 +4896,8 @@ export interface operations {
         'if-match'?: string
       }
       path: {
-        /** @description The user id (an integer on v2). */
-        userId: number
+        /** @description The username of a user of your account. */
+        username: string
       }
       cookie?: never
     }
@@ -4804,22 +4906,25 @@ export interface operations {
         'application/json': {
           /**
            * Format: int64
-           * @description Ignored: the service assigns ids.
+           * @description The user id, 1 to 2^53−1, unique in your account; absent, a new user gets the next free one and an existing one keeps its own.
            */
-          id?: number
-          /** @description Username. */
-          username?: string | null
+          id?: number | null
           /** @description First name. */
           firstName?: string | null
           /** @description Last name. */
           lastName?: string | null
           /** @description Email. */
           email?: string | null
-          /** @description Write-only; stored hashed. */
+          /** @description Write-only; stored hashed. Absent: left as it was. */
           password?: string | null
           phone?: string | null
           /** Format: int32 */
           userStatus?: number | null
+          /**
+           * @description Unique in your account; letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`.
+           * @example theUser
+           */
+          username?: string | null
         }
       }
     }
@@ -4833,7 +4938,7 @@ export interface operations {
           'application/json': components['schemas']['User']
         }
       }
-      /** @description Invalid ID supplied, or invalid parameters */
+      /** @description Invalid user supplied */
       400: {
         headers: {
           [name: string]: unknown
@@ -4860,8 +4965,17 @@ export interface operations {
           'application/json': components['schemas']['Problem']
         }
       }
-      /** @description Not found in your account */
+      /** @description User not found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
         headers: {
           [name: string]: unknown
         }
@@ -4923,9 +5037,401 @@ export interface operations {
         'if-match'?: string
       }
       path: {
-        /** @description The user id (an integer on v2). */
-        userId: number
+        /** @description The username of a user of your account. */
+        username: string
       }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiResponse']
+        }
+      }
+      /** @description Invalid username supplied */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description User not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description If-Match does not name the current version */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createUsersWithArrayInput: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    /** @description At most 100 users, each created or replaced by its username: all of them, or none. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description The user id, 1 to 2^53−1, unique in your account; absent, a new user gets the next free one and an existing one keeps its own.
+           */
+          id?: number | null
+          /** @description First name. */
+          firstName?: string | null
+          /** @description Last name. */
+          lastName?: string | null
+          /** @description Email. */
+          email?: string | null
+          /** @description Write-only; stored hashed. Absent: left as it was. */
+          password?: string | null
+          phone?: string | null
+          /** Format: int32 */
+          userStatus?: number | null
+          /**
+           * @description Unique in your account; letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`.
+           * @example theUser
+           */
+          username: string
+        }[]
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User'][]
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createUsersWithListInput: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 h. */
+        'idempotency-key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    /** @description At most 100 users, each created or replaced by its username: all of them, or none. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: int64
+           * @description The user id, 1 to 2^53−1, unique in your account; absent, a new user gets the next free one and an existing one keeps its own.
+           */
+          id?: number | null
+          /** @description First name. */
+          firstName?: string | null
+          /** @description Last name. */
+          lastName?: string | null
+          /** @description Email. */
+          email?: string | null
+          /** @description Write-only; stored hashed. Absent: left as it was. */
+          password?: string | null
+          phone?: string | null
+          /** Format: int32 */
+          userStatus?: number | null
+          /**
+           * @description Unique in your account; letters, digits and `. _ ~ @ -` (not dots alone), at most 64 characters; not `login`, `logout`, `createWithArray` or `createWithList`.
+           * @example theUser
+           */
+          username: string
+        }[]
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User'][]
+        }
+      }
+      /** @description Invalid ID supplied, or invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflict with the current state (a sold pet keeps its status) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Body too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Validation exception: `errors` lists the fields at fault */
+      422: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  loginUser: {
+    parameters: {
+      query: {
+        /** @description The user name for login */
+        username: string
+        /** @description The password for login in clear text (never logged: the request log shows `password=***`) */
+        password: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description successful operation */
+      200: {
+        headers: {
+          /** @description calls per hour allowed by the user */
+          'X-Rate-Limit'?: number
+          /** @description date in UTC when token expires */
+          'X-Expires-After'?: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Invalid username/password supplied */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No access token, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  logoutUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
       cookie?: never
     }
     requestBody?: never
@@ -4959,33 +5465,6 @@ export interface operations {
       }
       /** @description The token lacks the scope this operation needs (error="insufficient_scope") */
       403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Problem']
-        }
-      }
-      /** @description Not found in your account */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Problem']
-        }
-      }
-      /** @description Conflict with the current state (a sold pet keeps its status) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Problem']
-        }
-      }
-      /** @description If-Match does not name the current version */
-      412: {
         headers: {
           [name: string]: unknown
         }

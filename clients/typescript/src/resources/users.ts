@@ -5,7 +5,7 @@ import { idPath, Resource } from './resource.ts'
 
 /** `client.users`: the pet owners of your account (v1, API key). */
 export class Users extends Resource {
-  /** `POST /v1/user`. Safe to retry: it always carries an Idempotency-Key. */
+  /** `POST /v1/user`. Safe to retry: it always carries an Idempotency-Key. A username taken in the account is a ConflictError. */
   create(params: UserCreateParams, options?: RequestOptions): Promise<WithResponse<User>> {
     return this.call<User>({ method: 'POST', path: '/v1/user', json: params, credential: 'key' }, options)
   }
@@ -15,7 +15,7 @@ export class Users extends Resource {
     return this.call<User>({ method: 'GET', path: idPath('/v1/user', id), credential: 'key' }, options)
   }
 
-  /** `PATCH /v1/user/{id}`: only the fields given change (null clears email or phone). */
+  /** `PATCH /v1/user/{id}`: only the fields given change (null clears username, email or phone). */
   update(id: string, fields: UserUpdateParams, options?: RequestOptions): Promise<WithResponse<User>> {
     return this.call<User>(
       { method: 'PATCH', path: idPath('/v1/user', id), json: fields, credential: 'key' },
