@@ -23,7 +23,7 @@ describeDb('a DELETE with Content-Type: application/json and no body', () => {
   const create = async (url: string, headers: Record<string, string>, payload: object) => {
     const res = await t.app.inject({ method: 'POST', url, headers, payload })
     expect(res.statusCode, res.body).toBeLessThan(300)
-    return res.json() as { id: number | string }
+    return res.json() as { id: number | string; username?: string }
   }
   const bodilessDelete = (url: string, headers: Record<string, string>) =>
     t.app.inject({
@@ -48,10 +48,13 @@ describeDb('a DELETE with Content-Type: application/json and no body', () => {
   it('deletes a user on v2 and on v1', async () => {
     const one = await create('/v2/user', v2, { username: 'bodiless', firstName: 'B' })
     const two = await create('/v1/user', v1, { name: 'Bo' })
-    const v2Delete = await bodilessDelete(`/v2/user/bodiless`, v2)
+    const v2Delete = await bodilessDelete(`/v2/user/${one.username}`, v2)
     expect(v2Delete.statusCode, v2Delete.body).toBe(200)
     const v1Delete = await bodilessDelete(`/v1/user/${two.id}`, v1)
     expect(v1Delete.statusCode, v1Delete.body).toBe(200)
+    expect((await t.app.inject({ method: 'GET', url: '/v2/user/bodiless', headers: v2 })).statusCode).toBe(
+      404,
+    )
   })
 
   it('still refuses an empty JSON body where one is needed (POST): 400', async () => {

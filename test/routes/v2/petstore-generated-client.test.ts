@@ -25,9 +25,29 @@ interface Answer<T = unknown> {
   response: Response
 }
 type Operation = (options?: Record<string, unknown>) => Promise<Answer>
-type Sdk = Record<string, Operation> & {
-  client: { setConfig(config: Record<string, unknown>): void }
-}
+/** The official document's 20 operations, as the generated `sdk.gen.ts` exports them. */
+type OperationId =
+  | 'addPet'
+  | 'updatePet'
+  | 'findPetsByStatus'
+  | 'findPetsByTags'
+  | 'getPetById'
+  | 'updatePetWithForm'
+  | 'deletePet'
+  | 'uploadFile'
+  | 'getInventory'
+  | 'placeOrder'
+  | 'getOrderById'
+  | 'deleteOrder'
+  | 'createUser'
+  | 'createUsersWithArrayInput'
+  | 'createUsersWithListInput'
+  | 'loginUser'
+  | 'logoutUser'
+  | 'getUserByName'
+  | 'updateUser'
+  | 'deleteUser'
+type Sdk = Record<OperationId, Operation>
 
 interface PetstorePet {
   id: number
@@ -67,7 +87,7 @@ describeDb('a Petstore client generated from the official document', () => {
     })
     sdk = (await import(pathToFileURL(join(outDir, 'index.ts')).href)) as Sdk
     const clientModule = (await import(pathToFileURL(join(outDir, 'client.gen.ts')).href)) as {
-      client: Sdk['client']
+      client: { setConfig(config: Record<string, unknown>): void }
     }
     clientModule.client.setConfig({
       baseUrl,
