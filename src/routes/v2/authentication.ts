@@ -14,12 +14,15 @@ declare module 'fastify' {
     /** No credentials needed (uploaded images). */
     public?: boolean
     /**
-     * The Petstore document declares no security for the operation (its /user ones), so a
+     * The Petstore document declares no security for the operation (its /user and /store/order ones), so a
      * generated client sends the token only when it is set as a default header: the 401 says so.
      */
     undeclaredSecurity?: boolean
   }
 }
+
+/** Route config of the operations the Petstore document leaves without security (see above). */
+export const UNDECLARED_SECURITY = { undeclaredSecurity: true } as const
 
 /** RFC 6750 §3: a request with no credentials gets the bare challenge, without an error code. */
 export const BEARER_CHALLENGE = 'Bearer'

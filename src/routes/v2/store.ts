@@ -9,6 +9,7 @@ import { deleteOrder, getOrder, orderNotFound, placeOrder } from '../../orders/o
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { countPetsByStatus } from '../../pets/pets-service.ts'
 import { assertJson } from './assertions.ts'
+import { UNDECLARED_SECURITY } from './authentication.ts'
 import { exactIdOf, parseId, parseNewId } from './int64.ts'
 import { OrderIdV2Params, OrderV2Body, type OrderV2Input } from './order-schemas.ts'
 import { toOrderV2 } from './order-views.ts'
@@ -98,7 +99,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
     '/store/order',
     {
       attachValidation: true,
-      config: { scope: 'write:orders' },
+      config: { scope: 'write:orders', ...UNDECLARED_SECURITY },
       preValidation: async (request) => assertJson(request, 'order'),
       schema: {
         operationId: 'placeOrder',
@@ -133,7 +134,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
     '/store/order/:orderId',
     {
       attachValidation: true,
-      config: { scope: 'read:orders' },
+      config: { scope: 'read:orders', ...UNDECLARED_SECURITY },
       preValidation: checkOrderIdParam,
       schema: {
         operationId: 'getOrderById',
@@ -156,7 +157,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
     '/store/order/:orderId',
     {
       attachValidation: true,
-      config: { scope: 'write:orders' },
+      config: { scope: 'write:orders', ...UNDECLARED_SECURITY },
       preValidation: checkOrderIdParam,
       schema: {
         operationId: 'deleteOrder',

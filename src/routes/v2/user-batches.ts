@@ -7,11 +7,12 @@ import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-cre
 import type { UserFields } from '../../users/user.ts'
 import { saveUserByUsername } from '../../users/users-service.ts'
 import { assertJson, assertValid } from './assertions.ts'
+import { UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { assertUsernameAllowed, fieldsFromV2, withoutPassword } from './user-fields.ts'
 import { MAX_USERS_PER_BATCH, UserV2Batch, type UserV2CreateBody } from './user-schemas.ts'
 import { toUserV2 } from './user-views.ts'
-import { OAUTH, UNDECLARED_SECURITY, USER_TAGS } from './users.ts'
+import { OAUTH, USER_TAGS } from './users.ts'
 
 type Item = Static<typeof UserV2CreateBody>
 

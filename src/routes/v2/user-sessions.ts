@@ -1,9 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { LOGIN_SESSION_SECONDS, logInUser } from '../../users/user-login.ts'
+import { UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { LoginQuery } from './user-schemas.ts'
-import { OAUTH, UNDECLARED_SECURITY, USER_TAGS } from './users.ts'
+import { OAUTH, USER_TAGS } from './users.ts'
 
 const INT32_MAX = 2_147_483_647
 

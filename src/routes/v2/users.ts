@@ -7,6 +7,7 @@ import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-cre
 import { assertOwnsNoPets } from '../../pets/pets-service.ts'
 import { deleteUser, getUserByUsername, saveUserByUsername, updateUser } from '../../users/users-service.ts'
 import { assertJson, assertValid } from './assertions.ts'
+import { UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { assertUsernameAllowed, fieldsFromV2, type UserV2Body, withoutPassword } from './user-fields.ts'
 import { UsernameParams, UserV2CreateBody, UserV2UpdateBody } from './user-schemas.ts'
@@ -20,7 +21,6 @@ export const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
  * which a generated client then sends only as a default header: the 401 says so
  * (authentication.ts).
  */
-export const UNDECLARED_SECURITY = { undeclaredSecurity: true } as const
 
 /** Where a user answers; its username escaped as a path segment. */
 export function userLocation(username: string | null): string | undefined {

@@ -211,10 +211,14 @@ describeDb('a Petstore client generated from the official document', () => {
     expect((await sdk.getOrderById({ path: { orderId } })).response.status).toBe(404)
   })
 
-  it('answers an operation without a token with a 401 that says how to send one', async () => {
-    const response = await fetch(`${baseUrl}/user/anyone`)
-    expect(response.status).toBe(401)
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/Authorization: Bearer/)
+  it('answers the operations the document leaves without security, sent without a token, with a 401 that says to set it as a default header', async () => {
+    for (const path of ['/user/anyone', '/store/order/1']) {
+      const response = await fetch(`${baseUrl}${path}`)
+      expect(response.status, path).toBe(401)
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect(((await response.json()) as { detail: string }).detail).toMatch(
+        /Authorization: Bearer <token> as a default header/,
+      )
+    }
   })
 })
