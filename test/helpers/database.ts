@@ -15,9 +15,9 @@ export const DIALECT: TestDialect = process.env.TEST_DB === 'postgres' ? 'postgr
 const available = DIALECT === 'sqlite' || (await postgresReachable())
 
 /** describe() that runs on the project's dialect, or skips (with the reason in its name) when absent. */
-export function describeDb(name: string, body: () => void): void {
+export function describeDb(name: string, body: () => void, options: { timeout?: number } = {}): void {
   if (available) {
-    describe(`${name} [${DIALECT}]`, body)
+    describe(`${name} [${DIALECT}]`, options, body)
     return
   }
   // Reason for the skip: the PostgreSQL server is absent and not required (CI sets
