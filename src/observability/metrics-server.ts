@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Registry } from 'prom-client'
+import { AggregatorRegistry, type Registry } from 'prom-client'
 import { processMetrics } from './process-metrics.ts'
 
 export interface MetricsServer {
@@ -19,6 +19,40 @@ export async function listenForMetrics(
   options: { host: string; port: number },
 ): Promise<MetricsServer> {
   const nodeFigures = processMetrics()
+  const collect = async () => {
+    const [own, app] = await Promise.all([nodeFigures.metrics(), registry.metrics()])
+    return own + app
+  }
+  return listen(collect, registry.contentType, options)
+}
+
+/**
+ * In a worker of `serve --workers N`: answers the primary's requests for this process's
+ * figures and the app's (prom-client's cluster messages), instead of listening on a port.
+ */
+export function answerClusterMetrics(registry: Registry): void {
+  // Constructing one installs prom-client's message listener in this worker.
+  new AggregatorRegistry()
+  AggregatorRegistry.setRegistries([processMetrics(), registry])
+}
+
+/**
+ * In the primary of `serve --workers N`: the one `/metrics` listener, answering every worker's
+ * figures added up (counters and histograms summed, by prom-client's AggregatorRegistry).
+ */
+export async function listenForClusterMetrics(options: {
+  host: string
+  port: number
+}): Promise<MetricsServer> {
+  const aggregator = new AggregatorRegistry()
+  return listen(() => aggregator.clusterMetrics(), aggregator.contentType, options)
+}
+
+async function listen(
+  collect: () => Promise<string>,
+  contentType: string,
+  options: { host: string; port: number },
+): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0]
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -26,10 +60,10 @@ export async function listenForMetrics(
       response.end('Not found: metrics are at GET /metrics.\n')
       return
     }
-    Promise.all([nodeFigures.metrics(), registry.metrics()]).then(
-      ([own, app]) => {
-        response.writeHead(200, { 'content-type': registry.contentType })
-        response.end(request.method === 'HEAD' ? undefined : own + app)
+    collect().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': contentType })
+        response.end(request.method === 'HEAD' ? undefined : text)
       },
       (error: unknown) => {
         response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
