@@ -646,7 +646,7 @@ function checks(): Check[] {
         ? peer.cpuUsPerRequest / create.cpuUsPerRequest
         : undefined
     out.push({
-      name: `  the same in CPU per request (peer's µs ÷ ours)${on}`,
+      name: `create vs the same peer in CPU per request (its µs ÷ ours)${on}`,
       target: 'for information',
       value: ratio(cpu),
       met: null,
