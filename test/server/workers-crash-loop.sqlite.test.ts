@@ -4,9 +4,22 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { PET_SERVICE_BIN, REPO_ROOT } from '../helpers/cli.ts'
+import { PET_SERVICE_BIN, REPO_ROOT, runPetService } from '../helpers/cli.ts'
 
 // SQLite only: the primary's supervision, not the database, is under test.
+it('refuses a --workers that is not a number from 1 to 1024 or auto, with exit code 2 and why', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pet-service-workers-'))
+  try {
+    const result = await runPetService(['serve', '--workers', 'zero'], {
+      DATABASE_URL: `sqlite:${join(dir, 'never.db')}`,
+    })
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('--workers="zero" must be a whole number from 1 to 1024, or auto')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 it('gives up and exits 1 when its workers keep dying at start (the port is taken), without restarting them for ever', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pet-service-workers-'))
   // Another program holds the port: every worker's listen fails.
