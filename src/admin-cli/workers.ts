@@ -58,6 +58,8 @@ function logLine(level: 'info' | 'warn' | 'error', msg: string, fields: Record<s
 
 interface Slot {
   worker: Worker | undefined
+  /** The worker serves the port (and answers for its metrics). */
+  listening: boolean
   startedAt: number
   /** Crashes since the slot last ran for CRASH_WINDOW_MS. */
   crashes: number
@@ -74,10 +76,16 @@ interface Slot {
  */
 export async function runPrimary(config: Config, count: number): Promise<void> {
   await prepareDatabase(config, (message) => logLine('info', message))
+  const slots = new Map<number, Slot>()
+  const listening = () =>
+    [...slots.values()].flatMap((s) => (s.worker !== undefined && s.listening ? [s.worker] : []))
   let metrics: MetricsServer | undefined
   if (config.metricsPort !== 0) {
     try {
-      metrics = await listenForClusterMetrics({ host: config.metricsHost, port: config.metricsPort })
+      metrics = await listenForClusterMetrics(
+        { host: config.metricsHost, port: config.metricsPort },
+        listening,
+      )
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       throw new Error(
@@ -85,7 +93,6 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
       )
     }
   }
-  const slots = new Map<number, Slot>()
   let stopping = false
   let failed = false
   let resolveDone: () => void = () => {}
@@ -97,8 +104,12 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
     const state = slots.get(slot)!
     state.restart = undefined
     state.startedAt = Date.now()
+    state.listening = false
     const worker = cluster.fork({ [SLOT_ENV]: String(slot) })
     state.worker = worker
+    worker.once('listening', () => {
+      if (state.worker === worker) state.listening = true
+    })
     worker.on('exit', (code, signal) => onExit(slot, worker, code, signal))
   }
 
@@ -115,7 +126,10 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
 
   const onExit = (slot: number, worker: Worker, code: number | null, signal: string | null) => {
     const state = slots.get(slot)!
-    if (state.worker === worker) state.worker = undefined
+    if (state.worker === worker) {
+      state.worker = undefined
+      state.listening = false
+    }
     if (stopping) {
       if (code !== 0) failed = true
       if (allExited()) resolveDone()
@@ -144,7 +158,7 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   }
 
   for (let slot = 1; slot <= count; slot++) {
-    slots.set(slot, { worker: undefined, startedAt: 0, crashes: 0, restart: undefined })
+    slots.set(slot, { worker: undefined, listening: false, startedAt: 0, crashes: 0, restart: undefined })
     fork(slot)
   }
   let signals = 0

@@ -1,3 +1,4 @@
+import cluster, { type Worker } from 'node:cluster'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { AggregatorRegistry, type Registry } from 'prom-client'
@@ -36,16 +37,62 @@ export function answerClusterMetrics(registry: Registry): void {
   AggregatorRegistry.setRegistries([processMetrics(), registry])
 }
 
+/** prom-client's cluster messages, which its listener in each worker answers. */
+const METRICS_REQUEST = 'prom-client:getMetricsReq'
+const METRICS_RESPONSE = 'prom-client:getMetricsRes'
+const WORKER_ANSWER_MS = 5000
+
+interface MetricsResponse {
+  type: typeof METRICS_RESPONSE
+  requestId: string
+  /** One registry's getMetricsAsJSON() per registry the worker answers for. */
+  metrics?: object[]
+  error?: string
+}
+
 /**
  * In the primary of `serve --workers N`: the one `/metrics` listener, answering every worker's
- * figures added up (counters and histograms summed, by prom-client's AggregatorRegistry).
+ * figures added up (counters and histograms summed, by prom-client's AggregatorRegistry). Only
+ * the workers `ready()` names are asked (those listening: one still starting has no answer yet,
+ * and prom-client's own clusterMetrics() would wait for it and fail the scrape).
  */
-export async function listenForClusterMetrics(options: {
-  host: string
-  port: number
-}): Promise<MetricsServer> {
-  const aggregator = new AggregatorRegistry()
-  return listen(() => aggregator.clusterMetrics(), aggregator.contentType, options)
+export async function listenForClusterMetrics(
+  options: { host: string; port: number },
+  ready: () => Worker[],
+): Promise<MetricsServer> {
+  let sent = 0
+  const collect = () =>
+    new Promise<string>((resolve, reject) => {
+      const workers = ready()
+      if (workers.length === 0) {
+        resolve('')
+        return
+      }
+      const requestId = `pet-service-${++sent}`
+      const answers: object[] = []
+      let pending = workers.length
+      const finish = (error?: Error) => {
+        clearTimeout(timer)
+        cluster.off('message', onMessage)
+        if (error !== undefined) reject(error)
+        else AggregatorRegistry.aggregate(answers).metrics().then(resolve, reject)
+      }
+      const onMessage = (_worker: Worker, message: MetricsResponse) => {
+        if (message?.type !== METRICS_RESPONSE || message.requestId !== requestId) return
+        if (message.error !== undefined) finish(new Error(message.error))
+        else {
+          answers.push(...(message.metrics ?? []))
+          if (--pending === 0) finish()
+        }
+      }
+      const timer = setTimeout(
+        () => finish(new Error(`${pending} workers did not answer within ${WORKER_ANSWER_MS} ms`)),
+        WORKER_ANSWER_MS,
+      )
+      cluster.on('message', onMessage)
+      for (const worker of workers) worker.send({ type: METRICS_REQUEST, requestId })
+    })
+  return listen(collect, AggregatorRegistry.PROMETHEUS_CONTENT_TYPE, options)
 }
 
 async function listen(

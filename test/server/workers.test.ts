@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -70,6 +71,17 @@ function logLines(server: ServerProcess): LogLine[] {
     .map((line) => JSON.parse(line) as LogLine)
 }
 
+/** The processes a process has started (Linux: each of its threads' `children` list). */
+function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+      .trim()
+      .split(' ')
+      .filter((p) => p !== '')
+      .map(Number),
+  )
+}
+
 const readyWorkers = (server: ServerProcess) => logLines(server).filter((l) => l.msg === 'pet-service ready')
 
 // The server runs as operators run it, `pet-service serve --workers 2`, in a process of its own.
@@ -131,6 +143,16 @@ describeDb('serve --workers 2', () => {
 
       const [victim] = [...workerPids]
       process.kill(victim!, 'SIGKILL')
+      // While the replacement starts, /metrics answers at once with the worker that serves.
+      await waitUntil('the replacement is forked', async () =>
+        childPids(server.child.pid!).some((pid) => !workerPids.has(pid)),
+      )
+      const started = Date.now()
+      const meanwhile = await scrape(`http://127.0.0.1:${metricsPort}/metrics`)
+      expect(Date.now() - started).toBeLessThan(4000)
+      expect(
+        sampleValue(meanwhile, 'http_requests_total', { route: '/v1/pet', method: 'POST' }),
+      ).toBeLessThan(10)
       await waitUntil(
         'a new worker replaces the killed one',
         async () => readyWorkers(server).length === 3,
