@@ -1,7 +1,8 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
 //
 // Measures the service against a bare node:http server in the same run (see README,
-// "Performance"). Every server runs in a process of its own; this process is the load client.
+// "Performance"), and against hand-written peers (bench/peer-server.ts) and itself with two
+// workers. Every server runs in a process of its own; this process is the load client.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
