@@ -16,16 +16,19 @@ db.pragma('journal_mode = WAL')
 db.pragma('synchronous = NORMAL')
 db.pragma('foreign_keys = ON')
 const account = (db.prepare('select id from accounts where email = ?').get(email) as { id: string }).id
-const maxId = (db.prepare('select max(id) as n from pets').get() as { n: number }).n
+// Pet ids are per account; the service hands them out from memory (src/db/account-ids.ts).
+const maxId = (db.prepare('select max(id) as n from pets where account_id = ?').get(account) as { n: number })
+  .n
+let nextId = maxId + 1
 const randomId = () => 1 + Math.floor(Math.random() * maxId)
 let n = 0
 
 const begin = db.prepare('begin')
 const commit = db.prepare('commit')
 const insertPet =
-  db.prepare(`insert into pets (account_id, name, owner_id, species, breed, status, photo_urls,
-  category, tags, version, created_at, updated_at) values (?, ?, null, ?, ?, 'available', '[]', null, null, 1, ?, ?)
-  returning *`)
+  db.prepare(`insert into pets (id, account_id, name, owner_id, species, breed, status, photo_urls,
+  category, tags, version, created_at, updated_at) values (?, ?, ?, null, ?, ?, 'available', '[]', null, null, 1, ?, ?)
+  on conflict (account_id, id) do nothing returning *`)
 const insertEvent =
   db.prepare(`insert into events (id, account_id, type, object_id, data, previous_attributes,
   created_at) values (?, ?, ?, ?, ?, ?, ?)`)
@@ -33,14 +36,14 @@ const findPet = db.prepare('select * from pets where id = ? and account_id = ?')
 const updatePet = db.prepare(
   'update pets set name = ?, version = ?, updated_at = ? where id = ? and account_id = ? and version = ? returning *',
 )
-const listPage = db.prepare('select * from pets where account_id = ? and id < ? order by id desc limit ?')
+const listPage = db.prepare('select * from pets where account_id = ? and seq < ? order by seq desc limit ?')
 const eventId = () => `evt_ceiling${process.pid}_${++n}`
 
 const operations: Record<string, () => void> = {
   create: () => {
     const at = new Date().toISOString()
     begin.run()
-    const pet = insertPet.all(account, 'Rex', 'dog', 'Beagle', at, at)[0] as { id: number }
+    const pet = insertPet.all(nextId++, account, 'Rex', 'dog', 'Beagle', at, at)[0] as { id: number }
     insertEvent.run(eventId(), account, 'pet.created', String(pet.id), JSON.stringify(pet), null, at)
     commit.run()
   },

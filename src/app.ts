@@ -23,6 +23,7 @@ import { accountRateLimit } from './http/account-rate-limit.ts'
 import { trackAllowedMethods } from './http/allowed-methods.ts'
 import { answerClientError } from './http/client-errors.ts'
 import { registerDeprecations } from './http/deprecation.ts'
+import { registerJsonBody } from './http/json-body.ts'
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.ts'
 import { registerBodyPresence } from './http/request-body.ts'
 import { generateRequestId, registerRequestId } from './http/request-id.ts'
@@ -162,6 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerBodyPresence(app)
   // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
   app.removeContentTypeParser('text/plain')
+  registerJsonBody(app)
   await app.register(formbody)
   await registerOpenApi(app, version)
 

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, type Dialect as KyselyDialect, sql } from 'kysely'
 import pg from 'pg'
 import { type Config, loadConfig, sqlitePath } from '../config/config.ts'
+import { AccountIds } from './account-ids.ts'
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.ts'
 import { createPostgresPool } from './postgres-pool.ts'
 import type { Database } from './schema.ts'
@@ -16,6 +17,8 @@ export type Dialect = 'sqlite' | 'postgres'
 export interface DatabaseHandle {
   db: Kysely<Database>
   dialect: Dialect
+  /** Per-account ids for new records (account-ids.ts); one per handle, as its blocks are. */
+  ids: AccountIds
   /** Where the data lives, without credentials: for logs. */
   location: string
   /** For SQLite only: the raw connection (backups, checkpoints). */
@@ -99,6 +102,7 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
+    ids: new AccountIds(db, { postgres: false }),
     location: `sqlite:${path}`,
     sqlite: writer,
     groupCommit: monitor,
@@ -122,7 +126,14 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
   const url = new URL(databaseUrl)
   url.password = ''
   url.username = ''
-  return { db, dialect: 'postgres', location: url.toString(), pool: pool.pg, close: () => db.destroy() }
+  return {
+    db,
+    dialect: 'postgres',
+    ids: new AccountIds(db, { postgres: true }),
+    location: url.toString(),
+    pool: pool.pg,
+    close: () => db.destroy(),
+  }
 }
 
 /** True when the database answers a trivial query within `timeoutMs`. */

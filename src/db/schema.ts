@@ -23,6 +23,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   webhook_cursors: WebhookCursorsTable
+  account_sequences: AccountSequencesTable
 }
 
 export interface AccountsTable {
@@ -70,7 +71,10 @@ export interface UsersTable {
 }
 
 export interface PetsTable {
-  id: Generated<number>
+  /** Internal order of creation (v1 lists newest first, cursors); global, never shown. */
+  seq: Generated<number>
+  /** The pet's id, unique within its account (src/db/account-ids.ts). */
+  id: number
   account_id: string
   name: string
   owner_id: string | null
@@ -88,6 +92,15 @@ export interface PetsTable {
   version: number
   created_at: string
   updated_at: string
+}
+
+/** Per-account id counters (src/db/account-ids.ts). */
+export interface AccountSequencesTable {
+  account_id: string
+  /** The kind of record: a key of ID_KINDS (`pet`, …). */
+  kind: string
+  /** The first id no process has reserved yet. */
+  next_id: number
 }
 
 export interface EventsTable {

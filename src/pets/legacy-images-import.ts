@@ -39,12 +39,13 @@ export async function importLegacyImages(db: Kysely<Database>, dir: string): Pro
     const path = join(dir, name)
     const data = await readFile(path)
     const type = imageTypeOf(data)
-    const petId = Number(name.slice(0, name.indexOf('-')))
+    // Named by the pet's id of that time, from the one global sequence: today's `seq`.
+    const seq = Number(name.slice(0, name.indexOf('-')))
     const kept = await db.transaction().execute(async (trx) => {
       const pet = await trx
         .selectFrom('pets')
-        .select(['account_id', 'photo_urls'])
-        .where('id', '=', petId)
+        .select(['account_id', 'id', 'photo_urls'])
+        .where('seq', '=', seq)
         .executeTakeFirst()
       if (pet === undefined || type === undefined) return false
       if (!imageNamesIn(JSON.parse(pet.photo_urls) as string[]).includes(name)) return false
@@ -53,7 +54,7 @@ export async function importLegacyImages(db: Kysely<Database>, dir: string): Pro
         .values({
           name,
           account_id: pet.account_id,
-          pet_id: petId,
+          pet_id: pet.id,
           content_type: type.mime,
           size_bytes: data.length,
           data,

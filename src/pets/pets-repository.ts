@@ -40,12 +40,13 @@ function toColumns(fields: PetFields): Partial<Insertable<PetsTable>> {
   return out
 }
 
-type NewPetRow = Omit<Insertable<PetsTable>, 'id'>
+type NewPetRow = Omit<Insertable<PetsTable>, 'seq'>
 
 const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
   db
     .insertInto('pets')
     .values({
+      id: p('id'),
       account_id: p('account_id'),
       name: p('name'),
       owner_id: p('owner_id'),
@@ -60,16 +61,22 @@ const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
       created_at: p('created_at'),
       updated_at: p('updated_at'),
     })
+    // Taken (a client chose the id, or a concurrent create did): nothing inserted, and on
+    // PostgreSQL the transaction stays usable, unlike after a unique violation.
+    .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
     .returningAll(),
 )
 
+/** Inserts the pet with id `id`; undefined when the account already has a pet with that id. */
 export async function insertPet(
   db: Db,
   accountId: string,
+  id: number,
   fields: PetFields & { name: string; status: PetStatus },
   at: string,
-): Promise<Pet> {
+): Promise<Pet | undefined> {
   const [row] = await insertPetQuery.execute(db, {
+    id,
     account_id: accountId,
     name: fields.name,
     owner_id: fields.ownerId ?? null,
@@ -84,7 +91,7 @@ export async function insertPet(
     created_at: at,
     updated_at: at,
   })
-  return toPet(row!)
+  return row === undefined ? undefined : toPet(row)
 }
 
 const findPetQuery = prepareQuery<{ id: number; accountId: string }, PetRow>((db, p) =>
@@ -193,22 +200,34 @@ const pageQuery = variants<PageShape, PageArgs, PetRow>(
       )
       .$if(shape.species, (q) => q.where('species', '=', p('species')!))
       .$if(shape.ownerId, (q) => q.where('owner_id', '=', p('ownerId')!))
-      .$if(shape.walk === 'after', (q) => q.where('id', '<', p('cursor')!))
-      .$if(shape.walk === 'before', (q) => q.where('id', '>', p('cursor')!))
-      .orderBy('id', shape.walk === 'before' ? 'asc' : 'desc')
+      .$if(shape.walk === 'after', (q) => q.where('seq', '<', p('cursor')!))
+      .$if(shape.walk === 'before', (q) => q.where('seq', '>', p('cursor')!))
+      .orderBy('seq', shape.walk === 'before' ? 'asc' : 'desc')
       .limit(p('take')),
 )
 
+const seqOfQuery = prepareQuery<{ id: number; accountId: string }, { seq: number }>((db, p) =>
+  db.selectFrom('pets').select('seq').where('account_id', '=', p('accountId')).where('id', '=', p('id')),
+)
+
 /**
- * One page, newest first, by keyset on the id: a page costs the same at any depth, and rows
- * inserted while a client pages never shift the pages it has not read yet. Fetches one row
- * more than asked to tell whether there is more.
+ * One page, newest first (by creation, whatever the ids: keyset on the internal `seq`): a page
+ * costs the same at any depth, and rows inserted while a client pages never shift the pages it
+ * has not read yet. The cursors are pet ids; undefined when a cursor names no pet of the account.
+ * Fetches one row more than asked to tell whether there is more.
  */
 export async function listPets(
   db: Db,
   accountId: string,
   query: PetListQuery,
-): Promise<{ pets: Pet[]; hasMore: boolean }> {
+): Promise<{ pets: Pet[]; hasMore: boolean } | undefined> {
+  const cursorId = query.endingBefore ?? query.startingAfter
+  let cursor: number | undefined
+  if (cursorId !== undefined) {
+    const [row] = await seqOfQuery.execute(db, { id: cursorId, accountId })
+    if (row === undefined) return undefined
+    cursor = row.seq
+  }
   // Distinct statuses (an enum of three): a bounded number of query shapes.
   const statuses = [...new Set(query.status ?? [])]
   const walk =
@@ -216,7 +235,7 @@ export async function listPets(
   const args: PageArgs = {
     accountId,
     take: query.limit + 1,
-    cursor: query.endingBefore ?? query.startingAfter,
+    cursor,
     ...(query.species !== undefined && { species: query.species }),
     ...(query.ownerId !== undefined && { ownerId: query.ownerId }),
   }
@@ -268,7 +287,7 @@ export async function findPetsByStatus(
     .selectAll()
     .where('account_id', '=', accountId)
     .where('status', 'in', statuses)
-    .orderBy('id', 'asc')
+    .orderBy('seq', 'asc')
     .limit(limit)
     .execute()
   return rows.map(toPet)
@@ -298,13 +317,13 @@ export async function findPetsByTags(
       .selectFrom('pets')
       .selectAll()
       .where('account_id', '=', accountId)
-      .where('id', '>', after)
+      .where('seq', '>', after)
       .$if(prefilter, (q) =>
         q.where((eb) =>
           eb.or(names.map((name) => eb('tags', 'like', `%${JSON.stringify({ name }).slice(1, -1)}%`))),
         ),
       )
-      .orderBy('id', 'asc')
+      .orderBy('seq', 'asc')
       .limit(500)
       .execute()
     for (const row of rows) {
@@ -313,7 +332,7 @@ export async function findPetsByTags(
       if (out.length >= limit) return out
     }
     if (rows.length < 500) return out
-    after = rows[rows.length - 1]!.id
+    after = rows[rows.length - 1]!.seq
   }
 }
 

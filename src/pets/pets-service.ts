@@ -1,3 +1,4 @@
+import type { ReservedId } from '../db/account-ids.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { recordEvent } from '../events/events-service.ts'
@@ -16,7 +17,7 @@ import {
   deletePetAtVersion,
   findPet,
   insertPet,
-  listPets,
+  listPets as listPetPage,
   type PetListQuery,
   updatePetAtVersion,
 } from './pets-repository.ts'
@@ -40,14 +41,51 @@ async function assertOwner(db: Db, accountId: string, ownerId: string): Promise<
   }
 }
 
+/**
+ * Creates a pet with an assigned id: `id` was reserved (database.ids.reserve) before the
+ * transaction `db` began.
+ */
 export async function createPet(
   db: Db,
   accountId: string,
   fields: PetFields & { name: string },
+  id: ReservedId,
 ): Promise<Pet> {
   if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
   const at = nowIso()
-  const pet = await insertPet(db, accountId, { ...fields, status: fields.status ?? 'available' }, at)
+  const values = { ...fields, status: fields.status ?? 'available' }
+  const pet = await id.insert(db, (n) => insertPet(db, accountId, n, values, at))
+  await recordCreated(db, accountId, pet, at)
+  return pet
+}
+
+/**
+ * The Petstore's `POST /pet` with an `id` the client chose: creates the account's pet `id`, or,
+ * when the account has one, replaces it exactly as an update does (its version moves on, the
+ * status rules hold, `pet.updated` is recorded). `created` says which.
+ */
+export async function savePetWithId(
+  db: Db,
+  accountId: string,
+  id: number,
+  fields: PetFields & { name: string },
+): Promise<{ pet: Pet; created: boolean }> {
+  for (;;) {
+    if ((await findPet(db, accountId, id)) !== undefined) {
+      return { pet: await updatePet(db, accountId, id, fields), created: false }
+    }
+    if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
+    const at = nowIso()
+    const pet = await insertPet(db, accountId, id, { ...fields, status: fields.status ?? 'available' }, at)
+    if (pet !== undefined) {
+      await recordCreated(db, accountId, pet, at)
+      return { pet, created: true }
+    }
+    // A concurrent request created this very pet between the read and the insert: replace it.
+  }
+}
+
+async function recordCreated(db: Db, accountId: string, pet: Pet, at: string): Promise<void> {
   await recordEvent(db, {
     accountId,
     type: 'pet.created',
@@ -55,7 +93,6 @@ export async function createPet(
     object: toPetV1(pet),
     at,
   })
-  return pet
 }
 
 export async function getPet(db: Db, accountId: string, id: number): Promise<Pet> {
@@ -169,7 +206,22 @@ export {
   findPetsByTags,
   listSpecies,
 } from './pets-repository.ts'
-export { listPets, type PetListQuery }
+export type { PetListQuery }
+
+/** A page of the account's pets, newest first; 400 invalid_cursor when a cursor names no pet of it. */
+export async function listPets(
+  db: Db,
+  accountId: string,
+  query: PetListQuery,
+): Promise<{ pets: Pet[]; hasMore: boolean }> {
+  const page = await listPetPage(db, accountId, query)
+  if (page !== undefined) return page
+  throw new ApiError(
+    'invalid_cursor',
+    `The cursor ${query.startingAfter ?? query.endingBefore} is not a pet of your account.`,
+    { param: query.startingAfter !== undefined ? 'starting_after' : 'ending_before' },
+  )
+}
 
 /**
  * The rule that a user who owns pets is not deleted: passed to the users service's deleteUser

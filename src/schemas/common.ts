@@ -6,7 +6,9 @@ import { type TSchema, type TUnsafe, Type } from '@sinclair/typebox'
  * serialises them without trying each branch, and validation errors stay single.
  */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
-  const { type, ...rest } = schema as unknown as { type: string }
+  const { type, ...rest } = schema as unknown as { type: string; enum?: unknown[] }
+  // An enum lists the values allowed whatever the type says: null must be one of them too.
+  if (rest.enum !== undefined) rest.enum = [...rest.enum, null]
   return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'] })
 }
 

@@ -1,4 +1,4 @@
-import { Migrator } from 'kysely'
+import { type Kysely, Migrator } from 'kysely'
 import { expect, it } from 'vitest'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { migrations } from '../../src/db/migrations/index.ts'
@@ -56,6 +56,104 @@ describeDb('migrations', () => {
       const left = await database.db.selectFrom('oauth_store').select(['model', 'payload']).execute()
       expect(left.map((r) => r.model)).toEqual(['Grant'])
       expect(JSON.stringify(left)).not.toContain('clear-session-id')
+    } finally {
+      await database.destroy()
+    }
+  })
+
+  it('2026-11-24T09-pets-per-account keeps every pet, its id and its images, and lets two accounts share an id', async () => {
+    const database = await createTestDatabase({ migrate: false })
+    try {
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: async () => migrations },
+        ...(database.schema === undefined ? {} : { migrationTableSchema: database.schema }),
+      })
+      expect((await migrator.migrateTo('2026-11-24T08-account-sequences')).error).toBeUndefined()
+      const at = new Date().toISOString()
+      // biome-ignore lint/suspicious/noExplicitAny: the schema of that time, not today's
+      const old = database.db as unknown as Kysely<any>
+      await old
+        .insertInto('accounts')
+        .values(['acct_a', 'acct_b'].map((id) => ({ id, email: `${id}@example.com`, created_at: at })))
+        .execute()
+      const pet = (id: number, account: string, name: string) => ({
+        id,
+        account_id: account,
+        name,
+        status: 'available',
+        photo_urls: JSON.stringify([`https://x/v2/images/${id}-img.png`]),
+        version: 3,
+        created_at: at,
+        updated_at: at,
+        status_omitted: 1,
+      })
+      // A global sequence: ids interleave between the accounts.
+      await old
+        .insertInto('pets')
+        .values([pet(1, 'acct_a', 'Rex'), pet(2, 'acct_b', 'Tom'), pet(5, 'acct_a', 'Fido')])
+        .execute()
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47])
+      await old
+        .insertInto('pet_images')
+        .values({
+          name: '5-img.png',
+          account_id: 'acct_a',
+          pet_id: 5,
+          content_type: 'image/png',
+          size_bytes: 4,
+          data: png,
+          created_at: at,
+        })
+        .execute()
+
+      await migrateToLatest(database.db)
+
+      const pets = await database.db
+        .selectFrom('pets')
+        .select(['seq', 'id', 'account_id', 'name', 'version', 'status_omitted'])
+        .orderBy('seq')
+        .execute()
+      expect(pets.map((p) => ({ ...p, seq: Number(p.seq), id: Number(p.id) }))).toEqual([
+        { seq: 1, id: 1, account_id: 'acct_a', name: 'Rex', version: 3, status_omitted: 1 },
+        { seq: 2, id: 2, account_id: 'acct_b', name: 'Tom', version: 3, status_omitted: 1 },
+        { seq: 5, id: 5, account_id: 'acct_a', name: 'Fido', version: 3, status_omitted: 1 },
+      ])
+      const image = await database.db.selectFrom('pet_images').selectAll().executeTakeFirstOrThrow()
+      expect({ ...image, pet_id: Number(image.pet_id), data: Buffer.from(image.data) }).toEqual({
+        name: '5-img.png',
+        account_id: 'acct_a',
+        pet_id: 5,
+        content_type: 'image/png',
+        size_bytes: 4,
+        data: png,
+        created_at: at,
+      })
+
+      // Account B may now have a pet 5 too; a new pet gets a seq past the old ids.
+      await database.db
+        .insertInto('pets')
+        .values({ ...pet(5, 'acct_b', 'Other'), photo_urls: '[]' })
+        .execute()
+      const [newest] = await database.db
+        .selectFrom('pets')
+        .select('seq')
+        .where('account_id', '=', 'acct_b')
+        .where('id', '=', 5)
+        .execute()
+      expect(Number(newest!.seq)).toBeGreaterThan(5)
+      // The images follow their pet by (account, id): B's pet 5 going leaves A's image.
+      await database.db.deleteFrom('pets').where('account_id', '=', 'acct_b').where('id', '=', 5).execute()
+      expect(await database.db.selectFrom('pet_images').select('name').execute()).toHaveLength(1)
+      await database.db.deleteFrom('pets').where('account_id', '=', 'acct_a').where('id', '=', 5).execute()
+      expect(await database.db.selectFrom('pet_images').select('name').execute()).toHaveLength(0)
+      // Still one pet 1 per account.
+      await expect(
+        database.db
+          .insertInto('pets')
+          .values({ ...pet(1, 'acct_a', 'Twice'), photo_urls: '[]' })
+          .execute(),
+      ).rejects.toThrow()
     } finally {
       await database.destroy()
     }

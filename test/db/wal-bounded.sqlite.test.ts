@@ -20,7 +20,13 @@ describe('SQLite write-ahead log', () => {
     const at = new Date().toISOString()
     let peak = 0
     for (let i = 0; i < 100_000; i++) {
-      await insertPet(database.db, account.id, { name: `Pet ${i}`, species: 'dog', status: 'available' }, at)
+      await insertPet(
+        database.db,
+        account.id,
+        i + 1,
+        { name: `Pet ${i}`, species: 'dog', status: 'available' },
+        at,
+      )
       if (i % 5000 === 0) peak = Math.max(peak, statSync(`${path}-wal`).size)
     }
     peak = Math.max(peak, statSync(`${path}-wal`).size)

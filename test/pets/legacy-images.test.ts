@@ -24,14 +24,23 @@ describeDb('images left on disk by versions before 2026-11-23', () => {
   it('moves the files a pet still lists into the database, and removes them and the leftovers from disk', async () => {
     const { account } = await findOrCreateAccount(t.database.db, 'legacy@example.com')
     const listed = 'AAAAAAAAAAAAAAAA.png'
+    const id = await t.database.ids.reserve(account.id, 'pet')
     const pet = await t.database.db
       .transaction()
-      .execute((trx) => createPet(trx, account.id, { name: 'Old', photoUrls: [] }))
-    const listedName = `${pet.id}-${listed}`
-    const orphanName = `${pet.id}-BBBBBBBBBBBBBBBB.png`
+      .execute((trx) => createPet(trx, account.id, { name: 'Old', photoUrls: [] }, id))
+    // Files were named by the global id of their time, which the pet keeps as its `seq`.
+    const { seq } = await t.database.db
+      .selectFrom('pets')
+      .select('seq')
+      .where('account_id', '=', account.id)
+      .where('id', '=', pet.id)
+      .executeTakeFirstOrThrow()
+    const listedName = `${seq}-${listed}`
+    const orphanName = `${seq}-BBBBBBBBBBBBBBBB.png`
     await t.database.db
       .updateTable('pets')
       .set({ photo_urls: JSON.stringify([`http://old.example:8080/v2/images/${listedName}`]) })
+      .where('account_id', '=', account.id)
       .where('id', '=', pet.id)
       .execute()
     const uploads = join(dir, 'uploads')

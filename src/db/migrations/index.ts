@@ -5,6 +5,8 @@ import * as dashboard from './2026-11-22T02-dashboard.ts'
 import * as images from './2026-11-23T03-images.ts'
 import * as oauthSessionsHashed from './2026-11-23T06-oauth.ts'
 import * as webhooks from './2026-11-24T07-webhooks.ts'
+import * as accountSequences from './2026-11-24T08-account-sequences.ts'
+import * as petsPerAccount from './2026-11-24T09-pets-per-account.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T03-images': images,
   '2026-11-23T06-oauth': oauthSessionsHashed,
   '2026-11-24T07-webhooks': webhooks,
+  '2026-11-24T08-account-sequences': accountSequences,
+  '2026-11-24T09-pets-per-account': petsPerAccount,
 }

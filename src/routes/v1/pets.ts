@@ -47,7 +47,7 @@ const IfMatchHeaders = Type.Object({
 
 export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/pet',
@@ -67,11 +67,14 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { accountId } = request.principal!
+      const id = await database.ids.reserve(accountId, 'pet')
       return createOnce(db, request, reply, '/v1/pet', async (trx) => {
-        const pet = await createPet(trx, accountId, {
-          ...fieldsFromV1(request.body),
-          name: request.body.name,
-        })
+        const pet = await createPet(
+          trx,
+          accountId,
+          { ...fieldsFromV1(request.body), name: request.body.name },
+          id,
+        )
         return {
           status: 201,
           headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import secureJson from 'secure-json-parse'
+import { isEmptyBodyOfBodilessMethod } from '../../http/json-body.ts'
 import type { RateLimiter } from '../../http/rate-limiter.ts'
 import { registerValidation } from '../../http/validation.ts'
 import type { KeyAuthenticator } from '../../keys/keys-service.ts'
@@ -36,8 +37,12 @@ export async function v2Api(v2: FastifyInstance, options: V2ApiOptions): Promise
   registerValidation(v2)
   // A PUT's int64 id is checked on its digits, not on a float (see int64.ts).
   v2.removeContentTypeParser('application/json')
-  v2.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  v2.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body)
+    if (isEmptyBodyOfBodilessMethod(request, text)) {
+      done(null, undefined)
+      return
+    }
     if (text.trim() === '') {
       done(
         Object.assign(new Error('empty JSON body'), {

@@ -1,11 +1,16 @@
 import { isInteger, LosslessNumber, parse as losslessParse } from 'lossless-json'
+import { MAX_ID } from '../../db/account-ids.ts'
 import { ApiError } from '../../errors/api-error.ts'
 
 /**
  * The one id rule of the API, for pets and users, in paths and in JSON bodies: an id is an
  * integer written in digits (an optional minus), within the signed int64 range the Petstore
- * declares (`format: int64`); anything else is 400 "Invalid ID supplied". Ids are assigned from
- * 1 up and stay below 2^53, so any other valid int64 names nothing: 404. An id is never rounded.
+ * declares (`format: int64`); anything else is 400 "Invalid ID supplied". An id is never rounded.
+ *
+ * Ids are per account, from 1 to 2^53 − 1 (MAX_ID: every JSON client reads such an id exactly),
+ * whether the service assigns them or a client chooses one (`POST /v2/pet` with an `id`). So a
+ * lookup of any other valid int64 names nothing (404), and a new record with one is refused
+ * (400, naming the range).
  */
 const INT64_MAX = 2n ** 63n - 1n
 const INT64_MIN = -(2n ** 63n)
@@ -32,6 +37,22 @@ export function parseId(value: unknown, param: string, notFound: (id: string) =>
   if (exact > INT64_MAX || exact < INT64_MIN) throw invalidId(param)
   if (exact < 1n || exact > BigInt(Number.MAX_SAFE_INTEGER)) throw notFound(exact.toString())
   return Number(exact)
+}
+
+/**
+ * An id a client chooses for a new record (a JSON number, or the exact digits of one past 2^53):
+ * 1 to 2^53 − 1, else 400 "Invalid ID supplied" naming the range.
+ */
+export function parseNewId(value: unknown, param: string): number {
+  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
+    const id = Number(value)
+    if (BigInt(value) >= 1n && BigInt(value) <= BigInt(MAX_ID)) return id
+  }
+  throw new ApiError(
+    'invalid_id',
+    `Invalid ID supplied: ${param} must be an integer from 1 to ${MAX_ID} (2^53 − 1).`,
+    { param },
+  )
 }
 
 /**

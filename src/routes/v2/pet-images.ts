@@ -11,6 +11,11 @@ import { v2Problems } from './problems.ts'
 
 const tags = ['pet']
 
+/** A file name as sent, without any folder a client put before it (either kind of slash). */
+function baseName(filename: string): string {
+  return filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1)
+}
+
 /** Largest image accepted by uploadImage (the multipart limit of index.ts). */
 export const UPLOAD_LIMIT_BYTES = IMAGE_LIMIT_BYTES
 
@@ -77,7 +82,8 @@ export async function v2PetImageRoutes(
       return {
         code: 200,
         type: 'unknown',
-        message: `additionalMetadata: ${metadata ?? ''}\nFile uploaded to ${url}, ${bytes} bytes`,
+        // The Petstore's words (the file's name as sent, else as stored), then where it is served.
+        message: `additionalMetadata: ${metadata ?? ''}\nFile uploaded to ./${baseName(file.filename) || baseName(url)}, ${bytes} bytes\nServed at ${url}`,
       }
     },
   )

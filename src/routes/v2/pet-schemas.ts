@@ -4,12 +4,13 @@ import { LIMITS, Nullable, StringEnum } from '../../schemas/common.ts'
 
 /**
  * Schemas of the Petstore-compatible v2 API (camelCase, the Swagger Petstore v2 `Pet`). Optional
- * fields are absent, never null, in answers; in requests, null is taken as absent.
+ * fields are absent, never null, in answers; in requests, null is taken as absent (members of a
+ * category or tag included).
  */
 
 const Int64 = (description: string) => Type.Integer({ format: 'int64', description })
 
-/** {id?, name?}: the shape of a category and of a tag. */
+/** {id?, name?}: the shape of a category and of a tag as answered (members absent, never null). */
 const IdName = (options: { $id?: string; description: string }) =>
   Type.Object(
     {
@@ -21,13 +22,23 @@ const IdName = (options: { $id?: string; description: string }) =>
 const CategoryV2 = IdName({ $id: 'Category', description: 'Category' })
 const TagV2 = IdName({ $id: 'Tag', description: 'Tag' })
 
+/** A category or tag as sent: a null member is taken as absent. */
+const IdNameInput = (description: string) =>
+  Type.Object(
+    {
+      id: Type.Optional(Nullable(Int64(`${description} id.`))),
+      name: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),
+    },
+    { additionalProperties: false, description },
+  )
+
 export const PetStatusV2 = StringEnum(PET_STATUSES, { description: 'pet status in the store' })
 
 const PhotoUrls = Type.Array(Type.String({ maxLength: LIMITS.url }), { maxItems: LIMITS.photoUrls })
 
 export const PetV2Schema = Type.Object(
   {
-    id: Int64('Assigned by the service.'),
+    id: Int64('Unique within your account: chosen by the client (POST with an `id`) or assigned from 1 up.'),
     category: Type.Optional(Type.Ref('Category')),
     name: Type.String({ examples: ['doggie'] }),
     photoUrls: Type.Array(Type.String()),
@@ -40,14 +51,23 @@ export const PetV2Schema = Type.Object(
   { $id: 'Pet', description: 'A pet, Petstore v2 representation: read back exactly as it was sent.' },
 )
 
-/** The body of POST and PUT /v2/pet. `id` is required by PUT (checked by the route: 400). */
+/**
+ * The body of POST and PUT /v2/pet; null is taken as absent wherever a field is optional. `id` is
+ * required by PUT (checked by the route: 400).
+ */
 export const PetV2Body = Type.Object(
   {
-    id: Type.Optional(Int64('The pet to update (PUT); ignored by POST, which assigns one.')),
-    category: Type.Optional(Nullable(IdName({ description: 'Category' }))),
+    id: Type.Optional(
+      Nullable(
+        Int64(
+          'The pet to update (PUT). POST: the id to create the pet with (or of your pet to replace), 1 to 2^53 − 1; absent or null, one is assigned.',
+        ),
+      ),
+    ),
+    category: Type.Optional(Nullable(IdNameInput('Category'))),
     name: Type.String({ minLength: 1, maxLength: LIMITS.shortText, pattern: '\\S', examples: ['doggie'] }),
     photoUrls: PhotoUrls,
-    tags: Type.Optional(Nullable(Type.Array(IdName({ description: 'Tag' }), { maxItems: LIMITS.tags }))),
+    tags: Type.Optional(Nullable(Type.Array(IdNameInput('Tag'), { maxItems: LIMITS.tags }))),
     status: Type.Optional(Nullable(PetStatusV2)),
     ownerId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
     species: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.shortText }))),

@@ -1,9 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Db } from '../../db/schema.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
-import type { Category, PetFields, Tag } from '../../pets/pet.ts'
+import type { Pet, PetFields } from '../../pets/pet.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
 import {
   createPet,
@@ -12,10 +13,12 @@ import {
   findPetsByTags,
   getPet,
   petNotFound,
+  savePetWithId,
   updatePet,
 } from '../../pets/pets-service.ts'
 import { assertJson, assertValid, splitList } from './assertions.ts'
-import { exactIdOf, invalidId, parseId } from './int64.ts'
+import { exactIdOf, invalidId, parseId, parseNewId } from './int64.ts'
+import { fieldsFromV2, type PetInput } from './pet-input.ts'
 import {
   FIND_VALUES_LIMIT,
   FindByStatusQuery,
@@ -34,34 +37,6 @@ const API_KEY = { api_key: [] }
 /** At most this many pets in one findByStatus / findByTags answer (the Petstore does not page). */
 export const FIND_LIMIT = 1000
 
-interface PetInput {
-  id?: number
-  category?: Category | null
-  name: string
-  photoUrls: string[]
-  tags?: Tag[] | null
-  status?: PetStatus | null
-  ownerId?: string | null
-  species?: string | null
-  breed?: string | null
-}
-
-/** The Petstore fields replace what is stored (absent: cleared); ownerId, species, breed change only when sent. */
-function fieldsFromV2(body: PetInput): PetFields & { name: string } {
-  const fields: PetFields & { name: string } = {
-    name: body.name,
-    photoUrls: body.photoUrls,
-    category: body.category ?? null,
-    tags: body.tags ?? null,
-    statusOmitted: body.status == null,
-  }
-  if (body.status != null) fields.status = body.status
-  if (body.ownerId !== undefined) fields.ownerId = body.ownerId === '' ? null : body.ownerId
-  if (body.species !== undefined) fields.species = body.species === '' ? null : body.species
-  if (body.breed !== undefined) fields.breed = body.breed === '' ? null : body.breed
-  return fields
-}
-
 /**
  * preValidation hook: the `petId` path parameter by the int64 rule (int64.ts), read before
  * validation coerces it to a float that would blur ids past 2^53. Any id that passes is safe, so
@@ -73,7 +48,7 @@ export async function checkPetIdParam(request: FastifyRequest): Promise<void> {
 
 export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { db } = app.deps
+  const { db, database } = app.deps
 
   app.post(
     '/pet',
@@ -85,7 +60,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'addPet',
         summary: 'Add a new pet to the store',
         description:
-          'Answers 200 with the pet as stored (the Petstore declares 200). Its `id` is assigned. Takes `Idempotency-Key`.',
+          'Answers 200 with the pet as stored (the Petstore declares 200). With an `id` (1 to 2^53 − 1, per account), creates the pet with that id, or replaces your pet with that id as PUT does (the same rules; its version moves on); without one (or null), the id is assigned. 400 "Invalid ID supplied" for an id out of range. Takes `Idempotency-Key`.',
         tags,
         security: [OAUTH('write:pets')],
         headers: IdempotencyHeaders,
@@ -94,11 +69,23 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
+      const body = request.body
+      const sent =
+        body !== null && typeof body === 'object' && !Array.isArray(body) ? exactIdOf(body) : undefined
+      const chosen = sent == null ? undefined : parseNewId(sent, 'id')
       assertValid(request)
       const accountId = request.principal!.accountId
-      const fields = fieldsFromV2(request.body as PetInput)
+      const fields = fieldsFromV2(body as PetInput)
+      let save: (trx: Db) => Promise<Pet>
+      if (chosen === undefined) {
+        // Reserved before the transaction opens (see src/db/account-ids.ts).
+        const id = await database.ids.reserve(accountId, 'pet')
+        save = (trx) => createPet(trx, accountId, fields, id)
+      } else {
+        save = async (trx) => (await savePetWithId(trx, accountId, chosen, fields)).pet
+      }
       return createOnce(db, request, reply, '/v2/pet', async (trx) => {
-        const pet = await createPet(trx, accountId, fields)
+        const pet = await save(trx)
         return {
           status: 200,
           headers: { etag: etagFor(pet.version), location: `/v2/pet/${pet.id}` },

@@ -55,10 +55,32 @@ describeDb('v2 pet images: stored in the database, deleted with their URL or pet
           .where('account_id', '=', client.accountId)
           .execute()
       ).length
-    return { client, call, addPet, upload, uploaded, storedImages }
+    return { client, token, call, addPet, upload, uploaded, storedImages }
   }
 
   const fetchImage = (path: string) => t.app.inject({ method: 'GET', url: path })
+
+  it('answers as the Petstore does, naming the uploaded file and its size (and where it is served)', async () => {
+    const me = await asNewAccount()
+    const pet = await me.addPet()
+    const body = multipart([
+      { name: 'additionalMetadata', data: 'front view' },
+      { name: 'file', filename: 'C:\\photos\\rex.png', type: 'image/png', data: PNG },
+    ])
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v2/pet/${pet.id}/uploadImage`,
+      payload: body.payload,
+      headers: { ...body.headers, ...bearer(me.token) },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const url = ((await me.call('GET', `/v2/pet/${pet.id}`)).json() as { photoUrls: string[] }).photoUrls[0]
+    expect(res.json()).toEqual({
+      code: 200,
+      type: 'unknown',
+      message: `additionalMetadata: front view\nFile uploaded to ./rex.png, ${PNG.length} bytes\nServed at ${url}`,
+    })
+  })
 
   it('serves an uploaded image from the database with its type, an immutable cache and nosniff', async () => {
     const me = await asNewAccount()

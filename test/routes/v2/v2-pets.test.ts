@@ -53,6 +53,45 @@ describeDb('v2 pets (Petstore compatible)', () => {
     expect(read.json()).toEqual({ id: pet.id, ...sent })
   })
 
+  it('takes null as absent on every optional field, category and tag members included (POST and PUT)', async () => {
+    const res = await call('POST', '/v2/pet', {
+      id: null,
+      name: 'nulls',
+      photoUrls: [],
+      status: null,
+      category: null,
+      tags: null,
+      ownerId: null,
+      species: null,
+      breed: null,
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const pet = res.json()
+    expect(pet).toEqual({ id: pet.id, name: 'nulls', photoUrls: [] })
+
+    const put = await call('PUT', '/v2/pet', {
+      id: pet.id,
+      name: 'members',
+      photoUrls: [],
+      status: null,
+      category: { id: null, name: 'Dogs' },
+      tags: [
+        { id: null, name: 'x' },
+        { id: 3, name: null },
+      ],
+    })
+    expect(put.statusCode, put.body).toBe(200)
+    const expected = {
+      id: pet.id,
+      name: 'members',
+      photoUrls: [],
+      category: { name: 'Dogs' },
+      tags: [{ name: 'x' }, { id: 3 }],
+    }
+    expect(put.json()).toEqual(expected)
+    expect((await call('GET', `/v2/pet/${pet.id}`)).json()).toEqual(expected)
+  })
+
   it('leaves absent fields absent (no status, no tags, no category)', async () => {
     const pet = await addPet({ name: 'bare' })
     expect(pet).toEqual({ id: pet.id, name: 'bare', photoUrls: [] })

@@ -388,7 +388,7 @@ export interface paths {
     put: operations['updatePet']
     /**
      * Add a new pet to the store
-     * @description Answers 200 with the pet as stored (the Petstore declares 200). Its `id` is assigned. Takes `Idempotency-Key`.
+     * @description Answers 200 with the pet as stored (the Petstore declares 200). With an `id` (1 to 2^53 − 1, per account), creates the pet with that id, or replaces your pet with that id as PUT does (the same rules; its version moves on); without one (or null), the id is assigned. 400 "Invalid ID supplied" for an id out of range. Takes `Idempotency-Key`.
      */
     post: operations['addPet']
     delete?: never
@@ -616,7 +616,7 @@ export interface components {
     Pet: {
       /**
        * Format: int64
-       * @description Assigned by the service.
+       * @description Unique within your account: chosen by the client (POST with an `id`) or assigned from 1 up.
        */
       id: number
       category?: components['schemas']['Category']
@@ -2900,17 +2900,17 @@ export interface operations {
         'application/json': {
           /**
            * Format: int64
-           * @description The pet to update (PUT); ignored by POST, which assigns one.
+           * @description The pet to update (PUT). POST: the id to create the pet with (or of your pet to replace), 1 to 2^53 − 1; absent or null, one is assigned.
            */
-          id?: number
+          id?: number | null
           /** @description Category */
           category?: {
             /**
              * Format: int64
              * @description Category id.
              */
-            id?: number
-            name?: string
+            id?: number | null
+            name?: string | null
           } | null
           /** @example doggie */
           name: string
@@ -2921,8 +2921,8 @@ export interface operations {
                  * Format: int64
                  * @description Tag id.
                  */
-                id?: number
-                name?: string
+                id?: number | null
+                name?: string | null
               }[]
             | null
           /**
@@ -3053,17 +3053,17 @@ export interface operations {
         'application/json': {
           /**
            * Format: int64
-           * @description The pet to update (PUT); ignored by POST, which assigns one.
+           * @description The pet to update (PUT). POST: the id to create the pet with (or of your pet to replace), 1 to 2^53 − 1; absent or null, one is assigned.
            */
-          id?: number
+          id?: number | null
           /** @description Category */
           category?: {
             /**
              * Format: int64
              * @description Category id.
              */
-            id?: number
-            name?: string
+            id?: number | null
+            name?: string | null
           } | null
           /** @example doggie */
           name: string
@@ -3074,8 +3074,8 @@ export interface operations {
                  * Format: int64
                  * @description Tag id.
                  */
-                id?: number
-                name?: string
+                id?: number | null
+                name?: string | null
               }[]
             | null
           /**
