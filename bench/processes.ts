@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -120,37 +120,79 @@ function statusField(pid: number, field: string): number | undefined {
 }
 
 /**
- * Peak resident memory of a process during a stretch of time. Linux keeps the peak in VmHWM;
- * writing 5 to clear_refs resets it (our own child, so we may), which gives a peak per case.
- * Sampling VmRSS as well covers kernels where the reset is not allowed.
+ * A process and all its descendants (a cluster's primary and its workers), from Linux's
+ * per-thread `children` lists; just the process where those are not available.
+ */
+export function processTree(pid: number): number[] {
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) {
+    const parent = tree[i]!
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`)
+    } catch {
+      continue
+    }
+    for (const task of tasks) {
+      try {
+        const children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8').trim()
+        if (children !== '') tree.push(...children.split(' ').map(Number))
+      } catch {
+        // the thread ended, or the kernel keeps no such list
+      }
+    }
+  }
+  return tree
+}
+
+/**
+ * Peak resident memory of a process (with its descendants, summed) during a stretch of time.
+ * Linux keeps each process's peak in VmHWM; writing 5 to clear_refs resets it (our own child,
+ * so we may), which gives a peak per case. Sampling VmRSS as well covers kernels where the reset
+ * is not allowed, and is what counts for several processes (their peaks need not coincide).
  */
 export class RssMonitor {
   #peak = 0
   #timer: NodeJS.Timeout | undefined
+  #pids: number[] = []
 
   constructor(private readonly pid: number) {}
 
+  #sum(field: string): number {
+    return this.#pids.reduce((sum, pid) => sum + (statusField(pid, field) ?? 0), 0)
+  }
+
   start(): void {
-    try {
-      writeFileSync(`/proc/${this.pid}/clear_refs`, '5')
-    } catch {
-      // not permitted: the sampled VmRSS alone then tells the peak
+    this.#pids = processTree(this.pid)
+    for (const pid of this.#pids) {
+      try {
+        writeFileSync(`/proc/${pid}/clear_refs`, '5')
+      } catch {
+        // not permitted: the sampled VmRSS alone then tells the peak
+      }
     }
-    this.#peak = statusField(this.pid, 'VmRSS') ?? 0
+    this.#peak = this.#sum('VmRSS')
     this.#timer = setInterval(() => {
-      this.#peak = Math.max(this.#peak, statusField(this.pid, 'VmRSS') ?? 0)
+      this.#peak = Math.max(this.#peak, this.#sum('VmRSS'))
     }, 50)
   }
 
   /** Peak RSS in bytes since start(). */
   stop(): number {
     clearInterval(this.#timer)
-    return Math.max(this.#peak, statusField(this.pid, 'VmHWM') ?? 0)
+    return this.#pids.length === 1 ? Math.max(this.#peak, this.#sum('VmHWM')) : this.#peak
   }
 }
 
-/** CPU time (user + system) a process has used so far, in microseconds; 0 if unknown. */
+/**
+ * CPU time (user + system) a process and its living descendants have used so far, in
+ * microseconds; 0 if unknown.
+ */
 export function cpuTimeUs(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + ownCpuTimeUs(p), 0)
+}
+
+function ownCpuTimeUs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name (which may hold spaces) start after the last ')'.

@@ -108,6 +108,9 @@ export function markdownReport(report: Report): string {
   return lines.join('\n')
 }
 
+/** The hand-written peers (bench/peer-server.ts), whichever database they write to. */
+const PEER_COLOUR = '#059669'
+
 const escapeXml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
@@ -139,7 +142,7 @@ export function svgChart(report: Report): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${left}" y="20" font-size="15" font-weight="600">Throughput as a ratio to a bare node:http server (${fmt(report.bare.rps)} req/s)</text>`,
-    `<text x="${left}" y="38" fill="#4b5563">${escapeXml(`${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, 50 connections, ${report.mode} run ${report.date.slice(0, 16).replace('T', ' ')} UTC · black tick: target`)}</text>`,
+    `<text x="${left}" y="38" fill="#4b5563">${escapeXml(`${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, 50 connections, ${report.mode} run ${report.date.slice(0, 16).replace('T', ' ')} UTC · black tick: target · green: hand-written peers`)}</text>`,
   ]
   for (const tick of [0.001, 0.01, 0.1, 0.25, 0.5, 1]) {
     const tx = x(tick)
@@ -154,7 +157,7 @@ export function svgChart(report: Report): string {
     const missed = c.targetRatio !== undefined && ratio < c.targetRatio
     parts.push(
       `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escapeXml(c.label)}</text>`,
-      `<rect x="${left}" y="${y + 4}" width="${Math.max(1, x(ratio) - left)}" height="${rowHeight - 8}" fill="${colours[c.group]}" opacity="${missed ? 0.55 : 0.9}"/>`,
+      `<rect x="${left}" y="${y + 4}" width="${Math.max(1, x(ratio) - left)}" height="${rowHeight - 8}" fill="${c.id.endsWith('.peer-create') ? PEER_COLOUR : colours[c.group]}" opacity="${missed ? 0.55 : 0.9}"/>`,
       `<text x="${left + plotWidth + 14}" y="${y + 16}" fill="${missed ? '#b91c1c' : '#111827'}">${fmt(ratio, 3)}× · ${fmt(c.rps)} req/s · p99 ${fmt(c.p99Ms, 1)} ms${missed ? ' (below target)' : ''}</text>`,
     )
     if (c.targetRatio !== undefined) {

@@ -1,7 +1,8 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
 //
 // Measures the service against a bare node:http server in the same run (see README,
-// "Performance"). Every server runs in a process of its own; this process is the load client.
+// "Performance"), and against hand-written peers (bench/peer-server.ts) and itself with two
+// workers. Every server runs in a process of its own; this process is the load client.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
@@ -26,6 +27,7 @@ import {
   probeCapabilities,
   ROOT,
   startBare,
+  startPeer,
   startService,
 } from './service.ts'
 
@@ -166,10 +168,14 @@ interface Started {
  * An API key (the admin CLI, which also migrates), then the service and an OAuth client at
  * once, then a bearer token. A restart on the same database reuses the key and the client.
  */
-async function startWithCredentials(databaseUrl: string, reuse?: Started['reuse']): Promise<Started> {
+async function startWithCredentials(
+  databaseUrl: string,
+  reuse?: Started['reuse'],
+  serveArgs: string[] = [],
+): Promise<Started> {
   const basic = reuse?.basic ?? basicAuth(await createApiKey(databaseUrl))
   const [server, client] = await Promise.all([
-    track(startService(databaseUrl)),
+    track(startService(databaseUrl, { serveArgs })),
     reuse?.client ?? createOAuthClient(databaseUrl).catch((error: unknown) => error as Error),
   ])
   const caps = await probeCapabilities(server.url)
@@ -308,6 +314,54 @@ async function createWithWebhook(
   }
 }
 
+/**
+ * The hand-written peer (bench/peer-server.ts) under the create case's load, the service
+ * stopped: Fastify and one insert, on a database of its own.
+ */
+async function peerCase(group: 'sqlite' | 'postgres', target: string): Promise<void> {
+  const database = group === 'sqlite' ? 'better-sqlite3' : 'pg Pool'
+  let peer: ServerProcess | undefined
+  try {
+    await runCase(
+      {
+        id: `${group}.peer-create`,
+        label: `peer: Fastify + ${database} insert`,
+        group,
+        request: 'POST /v1/pet (form, no auth): one INSERT … RETURNING',
+      },
+      async () => {
+        peer = await track(startPeer(group, target))
+        return run(peer, createRequests(''))
+      },
+    )
+  } finally {
+    await stop(peer)
+  }
+}
+
+/** The create case against `serve --workers 2` on the same database, credentials reused. */
+async function twoWorkersCase(group: 'sqlite' | 'postgres', databaseUrl: string, reuse: Started['reuse']) {
+  let server: ServerProcess | undefined
+  const suffix = group === 'postgres' ? ' (PostgreSQL)' : ''
+  try {
+    await runCase(
+      {
+        id: `${group}.create-2-workers`,
+        label: `create, 2 workers${suffix}`,
+        group,
+        request: 'POST /v1/pet (form, Basic key), serve --workers 2',
+      },
+      async () => {
+        const started = await startWithCredentials(databaseUrl, reuse, ['--workers', '2'])
+        server = started.server
+        return run(server, createRequests(started.creds.basic))
+      },
+    )
+  } finally {
+    await stop(server)
+  }
+}
+
 async function sqliteGroups(): Promise<void> {
   const dbPath = join(work, 'bench.db')
   const databaseUrl = `sqlite:${dbPath}`
@@ -327,7 +381,11 @@ async function sqliteGroups(): Promise<void> {
       ])
     }
     await stop(started.server)
-    if (only.has('sqlite')) sqliteAlone.at0 = await sqliteCeiling(dbPath)
+    if (only.has('sqlite')) {
+      await twoWorkersCase('sqlite', databaseUrl, started.reuse)
+      await peerCase('sqlite', join(work, 'peer.db'))
+      sqliteAlone.at0 = await sqliteCeiling(dbPath)
+    }
     if (!only.has('sqlite-1m')) return
     log(`seeding ${SEED_PETS.toLocaleString('en-US')} pets (and their events) with the service stopped …`)
     const seeded = seedSqlitePets(dbPath, BENCH_ACCOUNT, SEED_PETS)
@@ -408,6 +466,9 @@ async function postgresGroup(): Promise<void> {
       'create-webhook',
       'read',
     ])
+    await stop(server)
+    await twoWorkersCase('postgres', databaseUrl, started.reuse)
+    await peerCase('postgres', databaseUrl)
   } finally {
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
@@ -504,7 +565,10 @@ function checks(): Check[] {
     })
   }
   const service = cases.filter(
-    (c) => ['sqlite', 'sqlite-1m', 'postgres'].includes(c.group) && c.rps !== undefined,
+    (c) =>
+      ['sqlite', 'sqlite-1m', 'postgres'].includes(c.group) &&
+      c.rps !== undefined &&
+      !c.id.endsWith('.peer-create'),
   )
   const worstP99 = service.reduce<CaseRecord | undefined>(
     (w, c) => (w === undefined || (c.p99Ms ?? 0) > (w.p99Ms ?? 0) ? c : w),
@@ -516,12 +580,14 @@ function checks(): Check[] {
     value: worstP99 === undefined ? 'not measured' : `${worstP99.p99Ms?.toFixed(2)} ms (${worstP99.label})`,
     met: worstP99 === undefined ? null : (worstP99.p99Ms ?? 0) <= 10,
   })
-  const peak = Math.max(0, ...service.map((c) => c.peakRssMb ?? 0))
+  // Per process: the 2-worker cases' figure is the sum of three processes.
+  const single = service.filter((c) => !c.id.endsWith('.create-2-workers'))
+  const peak = Math.max(0, ...single.map((c) => c.peakRssMb ?? 0))
   out.push({
-    name: 'peak RSS of the service',
+    name: 'peak RSS of the service (one process)',
     target: '≤ 200 MB',
-    value: service.length ? `${peak.toFixed(0)} MB` : 'not measured',
-    met: service.length ? peak <= 200 : null,
+    value: single.length ? `${peak.toFixed(0)} MB` : 'not measured',
+    met: single.length ? peak <= 200 : null,
   })
   for (const kind of ['create', 'read', 'list']) {
     const at0 = ran(`sqlite.${kind}`)
@@ -561,6 +627,39 @@ function checks(): Check[] {
       target: '≥ 0.90×',
       value: ratio(value),
       met: value === undefined ? null : value >= 0.9,
+    })
+  }
+  for (const group of ['sqlite', 'postgres']) {
+    const on = group === 'postgres' ? ' (PostgreSQL)' : ''
+    const create = ran(`${group}.create`)
+    const peer = ran(`${group}.peer-create`)
+    // Each against the bare rounds paired with it, so that the machine's drift cancels out.
+    const value =
+      create?.ratio !== undefined && peer?.ratio !== undefined ? create.ratio / peer.ratio : undefined
+    out.push({
+      name: `create vs hand-written Fastify + ${group === 'sqlite' ? 'better-sqlite3' : 'pg Pool'} insert${on}`,
+      target: '≥ 0.8×',
+      value: ratio(value),
+      met: value === undefined ? null : value >= 0.8,
+    })
+    const cpu =
+      create?.cpuUsPerRequest && peer?.cpuUsPerRequest
+        ? peer.cpuUsPerRequest / create.cpuUsPerRequest
+        : undefined
+    out.push({
+      name: `create vs the same peer in CPU per request (its µs ÷ ours)${on}`,
+      target: 'for information',
+      value: ratio(cpu),
+      met: null,
+    })
+    const two = ran(`${group}.create-2-workers`)
+    const scaling =
+      create?.ratio !== undefined && two?.ratio !== undefined ? two.ratio / create.ratio : undefined
+    out.push({
+      name: `create with 2 workers vs 1${on} (${cpus().length} cores)`,
+      target: 'for information',
+      value: ratio(scaling),
+      met: null,
     })
   }
   const errors = service.reduce((sum, c) => sum + (c.errors ?? 0), 0)

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { buildSync } from 'esbuild'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -21,10 +22,23 @@ function npmStartArgs(): string[] {
   return args
 }
 
-/** Builds dist/pet-service.js from the current sources, as `npm start` does. */
+/** Builds dist/pet-service.js from the current sources, as `npm start` does; and the peer. */
 export function buildService(): void {
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' })
+  // The peer as plain JavaScript too, next to the bundle (so it finds node_modules): through
+  // tsx's loader its RSS would carry ~50 MB the service's bundle does not.
+  buildSync({
+    entryPoints: [fileURLToPath(new URL('./peer-server.ts', import.meta.url))],
+    outfile: PEER_BUNDLE,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  })
 }
+const PEER_BUNDLE = fileURLToPath(new URL('../dist/bench-peer-server.js', import.meta.url))
 export const BENCH_ACCOUNT = 'bench@example.com'
 
 /**
@@ -54,14 +68,24 @@ export function serviceEnv(databaseUrl: string, port: number, metricsPort: numbe
  */
 export async function startService(
   databaseUrl: string,
-  options: { nodeArgs?: string[]; from?: 'bundle' | 'sources'; env?: Record<string, string> } = {},
+  options: {
+    nodeArgs?: string[]
+    from?: 'bundle' | 'sources'
+    env?: Record<string, string>
+    /** After `serve`: `--workers 2`, say. */
+    serveArgs?: string[]
+  } = {},
 ): Promise<ServerProcess> {
   const port = await freePort()
   let metricsPort = await freePort()
   while (metricsPort === port) metricsPort = await freePort()
   return startProcess({
     name: 'pet-service',
-    args: [...(options.nodeArgs ?? []), ...(options.from === 'sources' ? [BIN, 'serve'] : npmStartArgs())],
+    args: [
+      ...(options.nodeArgs ?? []),
+      ...(options.from === 'sources' ? [BIN, 'serve'] : npmStartArgs()),
+      ...(options.serveArgs ?? []),
+    ],
     env: { ...serviceEnv(databaseUrl, port, metricsPort), ...options.env },
     port,
     readyPath: '/readyz',
@@ -78,6 +102,26 @@ export async function startBare(): Promise<ServerProcess> {
     env: { NODE_ENV: 'production', PORT: String(port) },
     port,
     readyPath: '/',
+    cwd: ROOT,
+  })
+}
+
+/**
+ * The hand-written peer (bench/peer-server.ts, built by buildService()): Fastify and one insert
+ * into SQLite (`target` is the file) or PostgreSQL (`target` is the database URL).
+ */
+export async function startPeer(mode: 'sqlite' | 'postgres', target: string): Promise<ServerProcess> {
+  const port = await freePort()
+  return startProcess({
+    name: `peer (${mode})`,
+    args: [PEER_BUNDLE, mode],
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      ...(mode === 'sqlite' ? { DATABASE_PATH: target } : { DATABASE_URL: target }),
+    },
+    port,
+    readyPath: '/healthz',
     cwd: ROOT,
   })
 }

@@ -2,22 +2,35 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { type Config, checkServeConfig } from './config/config.ts'
-import { databaseTimeouts, openDatabase } from './db/database.ts'
+import { type DatabaseHandle, databaseTimeouts, openDatabase } from './db/database.ts'
 import { migrateAtStart } from './db/migrate.ts'
 import { EventsRetention } from './events/events-retention.ts'
 import { shutDown } from './http/shutdown.ts'
 import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency.ts'
-import { listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
+import { answerClusterMetrics, listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
-import { importLegacyImages, legacyUploadDir } from './pets/legacy-images-import.ts'
+import { importLegacyImages, type LegacyImport, legacyUploadDir } from './pets/legacy-images-import.ts'
 import { startWebhookWorker } from './webhooks/webhook-worker-start.ts'
+
+/** A worker of `serve --workers N` (src/admin-cli/workers.ts): what it does and leaves alone. */
+export interface WorkerRole {
+  /** 1..N; a replacement takes the slot of the worker it replaces. */
+  slot: number
+  /**
+   * Runs the webhooks worker and the periodic purges. On SQLite one worker does (the webhook
+   * claims rely on one claimer per file); on PostgreSQL every worker, like any instance.
+   */
+  backgroundJobs: boolean
+}
 
 /**
  * Starts the service: opens and migrates the database, builds the app, listens, and on
  * SIGTERM/SIGINT stops as src/http/shutdown.ts describes: not ready at once, serving for
  * SHUTDOWN_DRAIN_SECONDS, then in-flight requests get SHUTDOWN_GRACE_SECONDS before the exit.
+ * As a worker of a cluster (`role`), the primary has prepared the database and serves the
+ * metrics, and only its SIGTERM stops the worker.
  */
-export async function startServer(config: Config): Promise<FastifyInstance> {
+export async function startServer(config: Config, role?: WorkerRole): Promise<FastifyInstance> {
   checkServeConfig(config)
   const tracing = await startTracing(config.tracing)
   const tracer = tracing === null ? {} : { tracer: tracing.tracer }
@@ -29,20 +42,98 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     // A connection lost outside any request: the pool replaces it; say so, and carry on.
     onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
   })
-  await migrateAtStart(database, config.databaseUrl, { timeouts })
-  const legacyImages = await importLegacyImages(database.db, legacyUploadDir(config.databaseUrl))
+  const legacyImages = role === undefined ? await prepare(database, config) : undefined
   const server = await buildApp({ config, database, ...tracer })
   log = server.log
-  if (legacyImages.imported + legacyImages.discarded > 0) {
-    server.log.info(legacyImages, 'moved uploaded images from the data folder into the database')
-  }
-  const webhookWorker = startWebhookWorker(server, database)
+  if (legacyImages !== undefined) logLegacyImages(server.log, legacyImages)
+  const jobs = role?.backgroundJobs === false ? undefined : startBackgroundJobs(server, database, config)
   server.addHook('onClose', async () => {
-    // The worker's last writes need the database.
-    await webhookWorker.stop()
+    // The webhooks worker's last writes need the database.
+    await jobs?.stop()
     await database.close()
     await tracing?.shutdown()
   })
+
+  // Before the signal handlers: a start that fails here must exit non-zero, not as a shutdown.
+  const metrics = role === undefined ? await startMetricsListener(server, config) : undefined
+  if (role !== undefined && server.metrics !== undefined) answerClusterMetrics(server.metrics)
+
+  const drainMs = config.shutdownDrainSeconds * 1000
+  if (role !== undefined) {
+    // A terminal's Ctrl-C reaches the whole process group; the primary turns it into one
+    // SIGTERM per worker, and a second signal here would cut the drain short.
+    process.on('SIGINT', () => {})
+  }
+  closeWithGrace(
+    {
+      delay: drainMs + config.shutdownGraceSeconds * 1000,
+      ...(role === undefined ? {} : { skip: ['SIGINT'] }),
+    },
+    async ({ signal, err }) => {
+      if (err !== undefined) {
+        // A bug, not a request to stop: no draining.
+        server.log.error({ err }, 'shutting down after an uncaught error')
+        await shutDown(server, 0)
+        return
+      }
+      server.log.info(
+        { signal, drain_seconds: config.shutdownDrainSeconds },
+        'shutting down: not ready, draining',
+      )
+      await shutDown(server, drainMs)
+    },
+  )
+
+  await server.listen({ port: config.port, host: config.host })
+  server.log.info(
+    {
+      database: database.location,
+      dialect: database.dialect,
+      metrics: role === undefined ? (metrics?.url ?? 'off') : 'primary',
+      tracing: tracing === null ? 'off' : 'on',
+      ...(role === undefined ? {} : { worker: role.slot, background_jobs: role.backgroundJobs }),
+    },
+    'pet-service ready',
+  )
+  return server
+}
+
+/**
+ * What a cluster's primary does once before forking (migrations, the legacy-image import), so
+ * that workers never race each other for them.
+ */
+export async function prepareDatabase(config: Config, log: (message: string) => void): Promise<void> {
+  checkServeConfig(config)
+  const timeouts = databaseTimeouts(config)
+  const database = openDatabase(config.databaseUrl, { timeouts })
+  try {
+    const images = await prepare(database, config)
+    if (images.imported + images.discarded > 0) {
+      log(`moved ${images.imported} uploaded images from the data folder into the database`)
+    }
+  } finally {
+    await database.close()
+  }
+}
+
+async function prepare(database: DatabaseHandle, config: Config): Promise<LegacyImport> {
+  await migrateAtStart(database, config.databaseUrl, { timeouts: databaseTimeouts(config) })
+  return importLegacyImages(database.db, legacyUploadDir(config.databaseUrl))
+}
+
+function logLegacyImages(log: FastifyBaseLogger, images: LegacyImport): void {
+  if (images.imported + images.discarded > 0) {
+    log.info(images, 'moved uploaded images from the data folder into the database')
+  }
+}
+
+/** The webhooks worker, the idempotency-key purge and the events retention purge. */
+function startBackgroundJobs(
+  server: FastifyInstance,
+  database: DatabaseHandle,
+  config: Config,
+): { stop(): Promise<void> } {
+  const webhookWorker = startWebhookWorker(server, database)
 
   const purge = setInterval(
     () => {
@@ -53,7 +144,6 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     60 * 60 * 1000,
   )
   purge.unref()
-  server.addHook('onClose', async () => clearInterval(purge))
   const retention = new EventsRetention(database.db, {
     days: config.eventsRetentionDays,
     batch: 1000,
@@ -62,37 +152,12 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     onError: (error) => server.log.warn({ err: error }, 'events retention purge failed'),
   })
   retention.start()
-  server.addHook('onClose', () => retention.stop())
-
-  // Before the signal handlers: a start that fails here must exit non-zero, not as a shutdown.
-  const metrics = await startMetricsListener(server, config)
-
-  const drainMs = config.shutdownDrainSeconds * 1000
-  closeWithGrace({ delay: drainMs + config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
-    if (err !== undefined) {
-      // A bug, not a request to stop: no draining.
-      server.log.error({ err }, 'shutting down after an uncaught error')
-      await shutDown(server, 0)
-      return
-    }
-    server.log.info(
-      { signal, drain_seconds: config.shutdownDrainSeconds },
-      'shutting down: not ready, draining',
-    )
-    await shutDown(server, drainMs)
-  })
-
-  await server.listen({ port: config.port, host: config.host })
-  server.log.info(
-    {
-      database: database.location,
-      dialect: database.dialect,
-      metrics: metrics?.url ?? 'off',
-      tracing: tracing === null ? 'off' : 'on',
+  return {
+    async stop() {
+      clearInterval(purge)
+      await Promise.all([webhookWorker.stop(), retention.stop()])
     },
-    'pet-service ready',
-  )
-  return server
+  }
 }
 
 /** The Prometheus listener, unless METRICS_PORT=0; a port already taken stops the start. */

@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
-import { type Config, ConfigError, loadConfig, sqlitePath } from '../config/config.ts'
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  workers as parseWorkers,
+  sqlitePath,
+} from '../config/config.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import type { Db } from '../db/schema.ts'
 import { addAccountsCommands } from './accounts-command.ts'
@@ -48,12 +54,31 @@ function program(io: CliIo, state: { running: boolean }): Command {
   cli
     .command('serve')
     .description('start the HTTP API (migrates the database first, creating it if needed)')
-    .action(async () => {
+    .option(
+      '--workers <n>',
+      'processes serving the one port: a number, or auto for one per core (default: WORKERS, or 1)',
+    )
+    .action(async (options: { workers?: string }) => {
       const config = configOf()
-      io.err(`database: ${describeDatabase(config)}`)
       // Loaded only here: the admin commands stay quick to start without the whole HTTP stack.
-      const { startServer } = await import('../server.ts')
-      await startServer(config)
+      const workers = await import('./workers.ts')
+      if (workers.isClusterWorker()) {
+        await workers.startWorker(config)
+        state.running = true
+        return
+      }
+      const problems: string[] = []
+      const count = workers.workerCount(
+        options.workers === undefined ? config.workers : parseWorkers(options.workers, problems, '--workers'),
+      )
+      if (problems.length > 0) throw new ConfigError(problems)
+      io.err(`database: ${describeDatabase(config)}`)
+      if (count === 1) {
+        const { startServer } = await import('../server.ts')
+        await startServer(config)
+      } else {
+        await workers.runPrimary(config, count)
+      }
       state.running = true
     })
   cli

@@ -48,6 +48,8 @@ export interface Config {
   publicUrl: string | undefined
   /** Total bytes of uploaded images an account may keep (0: no uploads). */
   imageQuotaBytes: number
+  /** Processes `serve` runs on the one port (`auto`: one per core); `serve --workers` overrides. */
+  workers: number | 'auto'
   /** Port of the Prometheus `/metrics` listener; 0 turns metrics off. */
   metricsPort: number
   /** Interface of the metrics listener: loopback unless an operator opens it. */
@@ -232,6 +234,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: '104857600',
     description:
       'Total size of the uploaded pet images an account may keep (100 MiB; `0` refuses uploads). Each image is at most 10 MiB.',
+  },
+  {
+    env: 'WORKERS',
+    default: '1',
+    description:
+      'Processes `serve` runs on the one port, or `auto` for one per core (see [Several workers on one machine](#several-workers-on-one-machine)); `serve --workers N` overrides it.',
   },
   {
     env: 'METRICS_PORT',
@@ -425,6 +433,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisTimeoutSeconds: seconds('REDIS_TIMEOUT_SECONDS', 0.01, 60),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     imageQuotaBytes: integer('IMAGE_QUOTA_BYTES', 0, 2 ** 50),
+    workers: workers(read('WORKERS'), problems),
     metricsPort: integer('METRICS_PORT', 0, 65535),
     metricsHost,
     tracing,
@@ -575,4 +584,16 @@ export function sqlitePath(databaseUrl: string, cwd = process.cwd()): string {
   const path = databaseUrl.replace(/^sqlite:(\/\/)?/, '')
   if (path === ':memory:') return path
   return isAbsolute(path) ? path : resolve(cwd, path)
+}
+
+/** WORKERS or `serve --workers`: a whole number from 1 to 1024, or `auto`. */
+export function workers(value: string, problems: string[], name = 'WORKERS'): number | 'auto' {
+  const text = value.trim().toLowerCase()
+  if (text === 'auto') return 'auto'
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || n < 1 || n > 1024) {
+    problems.push(`${name}=${JSON.stringify(value)} must be a whole number from 1 to 1024, or auto.`)
+    return 1
+  }
+  return n
 }

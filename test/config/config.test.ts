@@ -129,6 +129,17 @@ describe('configuration', () => {
     }
   })
 
+  it('runs one worker by default; WORKERS takes a number from 1 to 1024 or auto', () => {
+    expect(loadConfig({}).workers).toBe(1)
+    expect(loadConfig({ WORKERS: '4' }).workers).toBe(4)
+    expect(loadConfig({ WORKERS: ' Auto ' }).workers).toBe('auto')
+    for (const bad of ['0', '1.5', 'two', '2000', '-1']) {
+      expect(() => loadConfig({ WORKERS: bad }), bad).toThrow(
+        /WORKERS=".*" must be a whole number from 1 to 1024, or auto/,
+      )
+    }
+  })
+
   it('serves metrics on 127.0.0.1:9464 by default, and METRICS_PORT=0 turns them off', () => {
     expect(loadConfig({})).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' })
     expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0)

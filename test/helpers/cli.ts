@@ -52,18 +52,19 @@ export interface ServerProcess {
 
 /**
  * Starts `SCRIPT serve` on a free port (PORT=0) and resolves once it says where it listens.
- * `cwd`: the working directory (the repository root unless given), as a separate machine would have.
+ * `cwd`: the working directory (the repository root unless given), as a separate machine would have;
+ * `args`: after `serve` (`--workers 2`).
  * Metrics are off unless asked for: servers of several test files run at once, and would all
  * want the default metrics port.
  */
 export function startServerProcess(
   script: string,
   env: Record<string, string>,
-  options: { cwd?: string } = {},
+  options: { cwd?: string; args?: string[] } = {},
 ): Promise<ServerProcess> {
   // Serving on PostgreSQL takes a PUBLIC_URL (one OAuth issuer for every instance).
   const publicUrl = env.DATABASE_URL?.startsWith('postgres') ? { PUBLIC_URL: 'http://127.0.0.1' } : {}
-  const child = spawn(process.execPath, [script, 'serve'], {
+  const child = spawn(process.execPath, [script, 'serve', ...(options.args ?? [])], {
     cwd: options.cwd ?? REPO_ROOT,
     env: {
       ...process.env,
