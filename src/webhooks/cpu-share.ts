@@ -6,7 +6,7 @@ import { type EventLoopUtilization, performance } from 'node:perf_hooks'
  * costs a few requests' worth of work. When the loop is near saturation (requests coming as fast
  * as the process can answer), the allowance falls quickly to a trickle, so the request path keeps
  * its speed and the backlog waits; when there is room, it grows back and the backlog drains.
- * Additive-increase/multiplicative-decrease on the event loop utilisation of each window
+ * A gradual increase and a drop to the floor on the event loop utilisation of each window
  * (https://nodejs.org/api/perf_hooks.html#performanceeventlooputilizationutilization1-utilization2),
  * applied only while requests are arriving: with none, the worker's own work is all there is,
  * and it goes at full speed. Arrivals, not answers: a worker that starved the loop would see
@@ -41,7 +41,9 @@ export class CpuShare {
       const serving = requests !== this.#requestsSeen
       this.#requestsSeen = requests
       if (!serving) this.rate = this.max
-      else if (busy > 0.8) this.rate = Math.max(this.min, Math.floor(this.rate / 4))
+      // Requests first: the window they saturate the loop, the worker drops to its floor (a
+      // gradual decrease spent the first second of every burst sharing the loop).
+      else if (busy > 0.8) this.rate = this.min
       else if (busy < 0.6) this.rate = Math.min(this.max, Math.ceil(this.rate * 1.5) + 2)
       this.#allowance = this.rate
     }
