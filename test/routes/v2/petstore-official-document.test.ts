@@ -6,19 +6,12 @@ import { ALL_SCOPES } from '../../../src/access/scopes.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient, type TestClient } from '../../helpers/oauth.ts'
+import { answersOf, type Execute } from '../../helpers/swagger-client.ts'
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1b5f7d30000000049454e44ae426082',
   'hex',
 )
-
-interface Response {
-  status: number
-  body: unknown
-  text?: string
-  headers: Record<string, string>
-}
-type Execute = (request: Record<string, unknown>) => Promise<Response>
 
 interface SwaggerDocument {
   host: string
@@ -67,15 +60,7 @@ describeDb('the official Petstore document, driven by swagger-client', () => {
         return request
       },
     })
-    execute = async (request) => {
-      try {
-        return (await swagger.execute(request)) as Response
-      } catch (error) {
-        const response = (error as { response?: Response }).response
-        if (response === undefined) throw error
-        return response
-      }
-    }
+    execute = answersOf(swagger)
   })
   afterAll(() => t.close())
 

@@ -1,6 +1,6 @@
 // swagger-client ships no types; this is the part the tests use.
 declare module 'swagger-client' {
-  interface SwaggerClientInstance {
+  export interface SwaggerClientInstance {
     spec: { paths: Record<string, Record<string, { operationId?: string }>> }
     execute(request: Record<string, unknown>): Promise<unknown>
   }

@@ -4,19 +4,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient, type TestClient } from '../../helpers/oauth.ts'
+import { answersOf, type Execute, type SwaggerAnswer } from '../../helpers/swagger-client.ts'
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1b5f7d30000000049454e44ae426082',
   'hex',
 )
-
-interface Response {
-  status: number
-  body: unknown
-  headers: Record<string, string>
-}
-
-type Execute = (request: Record<string, unknown>) => Promise<Response>
 
 /**
  * Every v2 operation driven through swagger-client, built from the service's own /openapi.json
@@ -42,25 +35,9 @@ describeDb('v2 through swagger-client built from /openapi.json', () => {
       authorizations: { petstore_auth: { token: { access_token: token } } },
     })
     spec = swagger.spec
-    execute = async (request) => {
-      try {
-        return (await swagger.execute(request)) as Response
-      } catch (error) {
-        const response = (error as { response?: Response }).response
-        if (response === undefined) throw error
-        return response
-      }
-    }
+    execute = answersOf(swagger)
     const withKey = await SwaggerClient({ url, authorizations: { api_key: client.apiKey } })
-    keyOnly = async (request) => {
-      try {
-        return (await withKey.execute(request)) as Response
-      } catch (error) {
-        const response = (error as { response?: Response }).response
-        if (response === undefined) throw error
-        return response
-      }
-    }
+    keyOnly = answersOf(withKey)
   })
   afterAll(() => t.close())
 
@@ -205,7 +182,7 @@ describeDb('v2 through swagger-client built from /openapi.json', () => {
       await anonymous.execute({ operationId: 'getInventory' })
       expect.unreachable()
     } catch (error) {
-      const response = (error as { response: Response }).response
+      const response = (error as { response: SwaggerAnswer }).response
       expect(response.status).toBe(401)
       expect(response.headers['www-authenticate']).toBe('Bearer')
     }

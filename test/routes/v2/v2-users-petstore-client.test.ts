@@ -5,12 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient } from '../../helpers/oauth.ts'
-
-interface Response {
-  status: number
-  body: unknown
-  headers: Record<string, string>
-}
+import { answersOf } from '../../helpers/swagger-client.ts'
 
 /** The official Petstore document (test/fixtures/README.md says where it comes from). */
 const PETSTORE = JSON.parse(
@@ -35,15 +30,7 @@ describeDb('the /user operations through a client of the official Petstore docum
         return request
       },
     })
-    return async (request: Record<string, unknown>): Promise<Response> => {
-      try {
-        return (await swagger.execute(request)) as Response
-      } catch (error) {
-        const response = (error as { response?: Response }).response
-        if (response === undefined) throw error
-        return response
-      }
-    }
+    return answersOf(swagger)
   }
 
   beforeAll(async () => {
