@@ -38,7 +38,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
     .description('create an OAuth client, and its account if there is none; the secret is shown once')
     .option('--account <email>', "the account's email (required)")
     .option('--name <name>', 'shown on the consent page')
-    .option('--scope <scopes>', 'scopes it may ask for (default: all four)')
+    .option('--scope <scopes>', `scopes it may ask for (default: all of them, ${ALL_SCOPES.join(' ')})`)
     .option('--redirect-uri <uri>', 'for the authorization code flow; repeat for several', collect)
     .option(
       '--public',
