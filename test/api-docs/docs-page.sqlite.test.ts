@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
 
 /**
  * `/docs` (Swagger UI) in headless Chromium, reached the way a deployment reaches it: plain http
@@ -10,7 +10,7 @@ import { chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
  * request that fails there, and the page stays blank.
  */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 
 suite(`/docs in headless Chromium${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {
   let t: TestApp

@@ -8,15 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type LiveServer, startLiveServer } from '../helpers/app.ts'
-import { chromiumPath, launchChromium } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium } from '../helpers/browser.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const executablePath = chromiumPath()
 
-// Without chromium on a developer machine the suite is skipped, loudly; CI installs it and must run it.
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 
 // The built ESM of @pet-service/client loaded by a real browser (headless Chromium) from a page
 // on the service's origin, calling the live service with the browser's own fetch.

@@ -1,8 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
+import {
+  browserSuite,
+  chromiumPath,
+  launchChromium,
+  screenshot,
+  unlabelledControls,
+} from '../helpers/browser.ts'
 
 /**
  * The dashboard end to end, in real headless Chromium against a real listening server (SQLite
@@ -11,8 +17,7 @@ import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '..
  */
 const executablePath = chromiumPath()
 const CALLBACK = 'http://127.0.0.1:9/callback'
-// Without chromium on a developer machine the suite is skipped, loudly; CI installs it and must run it.
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 
 suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {
   let t: TestApp

@@ -1,11 +1,17 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
+import {
+  browserSuite,
+  chromiumPath,
+  launchChromium,
+  screenshot,
+  unlabelledControls,
+} from '../helpers/browser.ts'
 
 /** The dashboard's Events pages in headless Chromium against a listening server (SQLite only). */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 
 suite(`dashboard events in headless Chromium${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {
   let t: TestApp

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
 import { pkcePair } from '../helpers/oauth.ts'
 
 /**
@@ -11,7 +11,7 @@ import { pkcePair } from '../helpers/oauth.ts'
  * SQLite only, like the other browser tests.
  */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 const PHONE = 390
 const CALLBACK = 'https://portal.example.com/oauth/callback'
 const EMAIL = 'margaret.hamilton.apollo-guidance@example.com'

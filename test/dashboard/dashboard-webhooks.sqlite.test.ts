@@ -1,9 +1,15 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startWebhookWorker } from '../../src/webhooks/webhook-worker-start.ts'
 import { endpointFailed } from '../../src/webhooks/webhooks-repository.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium, screenshot, unlabelledControls } from '../helpers/browser.ts'
+import {
+  browserSuite,
+  chromiumPath,
+  launchChromium,
+  screenshot,
+  unlabelledControls,
+} from '../helpers/browser.ts'
 import { startReceiver } from '../webhooks/receiver.ts'
 
 /**
@@ -11,7 +17,7 @@ import { startReceiver } from '../webhooks/receiver.ts'
  * receiver on loopback (insecure mode allows it). SQLite only, like the other browser tests.
  */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 
 suite(`dashboard webhooks in headless Chromium${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {
   let t: TestApp

@@ -1,15 +1,15 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium } from '../helpers/browser.ts'
 
 /**
  * The sign-up page's strength meter (dashboard.js) is a hint, and the server's zxcvbn-ts verdict
  * decides; the hint must never call a password good that the server then refuses.
  */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 const EMAIL = 'new.user@example.com'
 
 suite(`password meter in headless Chromium${executablePath === undefined ? ' (chromium not installed)' : ''}`, () => {

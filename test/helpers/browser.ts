@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { describe } from 'vitest'
 
 /** Debian's chromium (installed by .ci/run when absent), or undefined when this machine has none. */
 export function chromiumPath(): string | undefined {
@@ -12,6 +13,15 @@ export function chromiumPath(): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * `describe` for a suite that drives Chromium, or `describe.skip` when this machine has no
+ * Chromium. Skipped only on a developer machine without it (the reason, printed as the suite's
+ * skip); CI installs it (.ci/run) and must run every browser suite, so there it never skips.
+ */
+export function browserSuite(executablePath: string | undefined): ReturnType<typeof describe.skipIf> {
+  return describe.skipIf(executablePath === undefined && process.env.CI !== 'true')
 }
 
 export async function launchChromium(executablePath: string, extraArgs: string[] = []): Promise<Browser> {

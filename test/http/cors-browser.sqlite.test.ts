@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { setAccountPassword } from '../../src/accounts/accounts-repository.ts'
 import { hashPassword } from '../../src/accounts/passwords.ts'
 import { createPublicClient } from '../../src/oauth/clients-service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { chromiumPath, launchChromium } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium } from '../helpers/browser.ts'
 
 /**
  * A browser app on another origin, in real headless Chromium: a page served from its own port
@@ -16,7 +16,7 @@ import { chromiumPath, launchChromium } from '../helpers/browser.ts'
  * browser adds nothing a second dialect would test.
  */
 const executablePath = chromiumPath()
-const suite = executablePath === undefined && process.env.CI !== 'true' ? describe.skip : describe
+const suite = browserSuite(executablePath) // skipped only without Chromium, never in CI
 const PASSWORD = 'lighthouse-harbour-37'
 
 /** A site of one origin: each path answers what is given for it (HTML, or JSON for `.json`). */
