@@ -155,6 +155,15 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
       bareCpuUsPerRequest: reference === undefined ? 0 : bareCpu / Math.max(1, countAll(reference)),
     })
   }
+  return summariseRounds(rounds, statusCodes, rss.stop())
+}
+
+/** A case's figures from its rounds: medians, errors summed. */
+export function summariseRounds(
+  rounds: RoundResult[],
+  statusCodes: Record<string, number>,
+  peakRssBytes: number,
+): CaseMeasurement {
   return {
     rounds,
     rps: median(rounds.map((r) => r.rps)),
@@ -166,7 +175,7 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
     bareCpuUsPerRequest: median(rounds.map((r) => r.bareCpuUsPerRequest)),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     statusCodes,
-    peakRssBytes: rss.stop(),
+    peakRssBytes,
   }
 }
 

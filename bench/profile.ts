@@ -1,7 +1,10 @@
-// npx tsx bench/profile.ts [healthz|create|list|read|update ...] [--seconds=N] [--seed=N]
+// npx tsx bench/profile.ts [healthz|create|create-webhook|list|read|update ...] [--seconds=N]
+//   [--seed=N] [--postgres]
 //
 // Runs the service from its sources (through tsx, so that each frame names its source file)
-// under `node --cpu-prof` (production settings, SQLite in a temporary directory), loads one case at a time at 50 connections, and summarises where the CPU time
+// under `node --cpu-prof` (production settings; SQLite in a temporary directory, or with
+// --postgres a database of its own on BENCH_POSTGRES_URL's server, dropped afterwards), loads
+// one case at a time at 50 connections, and summarises where the CPU time
 // went: by area (our code, each package, Node internals, GC, idle), by function (self time)
 // and by our own functions including what they call. The raw .cpuprofile files are kept in
 // bench/results/profiles/ (open them in Chrome DevTools or speedscope for flame graphs).
@@ -9,6 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import pg from 'pg'
 import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
 import { measure } from './load.ts'
 import { seedSqlitePets } from './seed.ts'
@@ -20,6 +24,7 @@ import {
   fetchBearerToken,
   newestPetId,
   ROOT,
+  startBare,
   startService,
 } from './service.ts'
 
@@ -127,25 +132,66 @@ export function formatSummary(name: string, summary: ProfileSummary, requests: n
   ].join('\n')
 }
 
+/** A database for the run: a file in `work`, or a fresh PostgreSQL database (and how to drop it). */
+async function openDatabase(
+  postgres: boolean,
+  work: string,
+): Promise<{ databaseUrl: string; drop: () => Promise<void> }> {
+  if (!postgres) return { databaseUrl: `sqlite:${join(work, 'bench.db')}`, drop: async () => {} }
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  const name = `pet_profile_${process.pid}_${Date.now()}`
+  await admin.query(`create database ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    databaseUrl: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
+      await admin.end()
+    },
+  }
+}
+
+/** Subscribes one endpoint to every event, delivered to `receiver`; its id. */
+async function subscribe(serverUrl: string, authorization: string, receiver: string): Promise<string> {
+  const res = await fetch(`${serverUrl}/v1/webhook_endpoint`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${receiver}/hook`, enabled_events: ['*'] }),
+  })
+  if (res.status !== 201) throw new Error(`no webhook endpoint: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { id: string }).id
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { seconds: { type: 'string', default: '10' }, seed: { type: 'string', default: '0' } },
+    options: {
+      seconds: { type: 'string', default: '10' },
+      seed: { type: 'string', default: '0' },
+      postgres: { type: 'boolean', default: false },
+    },
   })
   const which = positionals.length > 0 ? positionals : ['create', 'list']
   const seconds = Number(values.seconds)
   const work = mkdtempSync(join(tmpdir(), 'pet-profile-'))
   const outDir = join(ROOT, 'bench', 'results', 'profiles')
   mkdirSync(outDir, { recursive: true })
-  const dbPath = join(work, 'bench.db')
-  const databaseUrl = `sqlite:${dbPath}`
+  const database = await openDatabase(values.postgres, work)
+  const { databaseUrl } = database
+  const prefix = values.postgres ? 'postgres-' : ''
   const report: string[] = []
   try {
     const basic = basicAuth(await createApiKey(databaseUrl))
     const seed = Number(values.seed)
-    if (seed > 0) seedSqlitePets(dbPath, BENCH_ACCOUNT, seed)
+    if (seed > 0) {
+      if (values.postgres) throw new Error('--seed fills SQLite only')
+      seedSqlitePets(join(work, 'bench.db'), BENCH_ACCOUNT, seed)
+    }
     // Fill the table first so that list and read have rows, outside any profile.
-    if (which.some((w) => w !== 'create')) {
+    if (which.some((w) => !w.startsWith('create'))) {
       const filler = await startService(databaseUrl, { from: 'sources' })
       try {
         await measure(
@@ -162,6 +208,7 @@ async function main(): Promise<void> {
         from: 'sources',
         nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
       })
+      const receiver = name === 'create-webhook' ? await startBare() : undefined
       let requests = 0
       let window: [number, number] = [0, Number.POSITIVE_INFINITY]
       try {
@@ -170,9 +217,11 @@ async function main(): Promise<void> {
         if (name === 'read' || name === 'update') {
           bearer = `Bearer ${await fetchBearerToken(server.url, await createOAuthClient(databaseUrl))}`
         }
+        if (receiver !== undefined) await subscribe(server.url, basic, receiver.url)
         const requestsFor = {
           healthz: () => [{ method: 'GET', path: '/healthz' }],
           create: () => createRequests(basic),
+          'create-webhook': () => createRequests(basic),
           list: () => listRequests(basic, maxId),
           read: () => readRequests(bearer, maxId),
           update: () => updateRequests(bearer, maxId),
@@ -189,10 +238,11 @@ async function main(): Promise<void> {
         )
       } finally {
         await server.stop()
+        await receiver?.stop()
       }
       const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))
       if (file === undefined) throw new Error(`no profile was written for ${name}`)
-      const target = join(outDir, `${name}.cpuprofile`)
+      const target = join(outDir, `${prefix}${name}.cpuprofile`)
       renameSync(join(profDir, file), target)
       const profile = JSON.parse(readFileSync(target, 'utf8')) as CpuProfile
       let summary = summarise(profile, window[0], window[1])
@@ -200,13 +250,14 @@ async function main(): Promise<void> {
         process.stdout.write('(the profile clock did not match ours: summarising the whole profile)\n')
         summary = summarise(profile)
       }
-      report.push(formatSummary(name, summary, requests))
+      report.push(formatSummary(`${prefix}${name}`, summary, requests))
     }
   } finally {
+    await database.drop()
     rmSync(work, { recursive: true, force: true })
   }
   const text = report.join('\n')
-  writeFileSync(join(outDir, 'summary.txt'), text)
+  writeFileSync(join(outDir, `${prefix}summary.txt`), text)
   process.stdout.write(`\n${text}\nProfiles and this summary are in ${outDir}\n`)
 }
 

@@ -30,6 +30,12 @@ export interface CaseRecord {
   /** The target for the ratio, when it sets one. */
   targetRatio?: number
   rounds?: RoundResult[]
+  /**
+   * The same load without what this case adds, its rounds interleaved with this case's on the
+   * same server: its req/s and CPU per request (medians), and the median of the per-pair
+   * ratios of req/s (this ÷ that).
+   */
+  versus?: { label: string; rps: number; ratio: number; cpuUsPerRequest: number }
 }
 
 export interface Check {
