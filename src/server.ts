@@ -39,6 +39,7 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
   const database = openDatabase(config.databaseUrl, {
     ...tracer,
     timeouts,
+    poolSize: config.dbPoolSize,
     // A connection lost outside any request: the pool replaces it; say so, and carry on.
     onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
   })

@@ -34,6 +34,8 @@ export interface Config {
   httpRequestTimeoutSeconds: number
   /** Seconds an idle kept-alive connection stays open waiting for the next request. */
   httpKeepAliveTimeoutSeconds: number
+  /** PostgreSQL: connections each process's pool opens at most. */
+  dbPoolSize: number
   /** PostgreSQL: seconds to get a connection from the pool (opening one included). */
   dbConnectTimeoutSeconds: number
   /** PostgreSQL: seconds a statement may run, or a transaction sit idle. */
@@ -188,6 +190,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: '72',
     description:
       "How long an idle kept-alive connection waits for its next request; longer than load balancers' idle timeouts (60 s is common).",
+  },
+  {
+    env: 'DB_POOL_SIZE',
+    default: '10',
+    description:
+      "PostgreSQL: connections each process's pool opens at most (times instances and workers: mind the server's `max_connections`).",
   },
   {
     env: 'DB_CONNECT_TIMEOUT_SECONDS',
@@ -426,6 +434,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutSeconds: seconds('HTTP_HEADERS_TIMEOUT_SECONDS', 1, 600),
     httpRequestTimeoutSeconds: seconds('HTTP_REQUEST_TIMEOUT_SECONDS', 1, 3600),
     httpKeepAliveTimeoutSeconds: seconds('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 1, 3600),
+    dbPoolSize: integer('DB_POOL_SIZE', 1, 1000),
     dbConnectTimeoutSeconds: seconds('DB_CONNECT_TIMEOUT_SECONDS', 0.1, 600),
     dbStatementTimeoutSeconds: seconds('DB_STATEMENT_TIMEOUT_SECONDS', 0.1, 3600),
     dbLockTimeoutSeconds: seconds('DB_LOCK_TIMEOUT_SECONDS', 0.01, 3600),

@@ -94,6 +94,7 @@ describe('configuration', () => {
       httpHeadersTimeoutSeconds: 10,
       httpRequestTimeoutSeconds: 30,
       httpKeepAliveTimeoutSeconds: 72,
+      dbPoolSize: 10,
       dbConnectTimeoutSeconds: 5,
       dbStatementTimeoutSeconds: 10,
       dbLockTimeoutSeconds: 5,
@@ -103,6 +104,8 @@ describe('configuration', () => {
       shutdownGraceSeconds: 10,
     })
     expect(loadConfig({ DB_LOCK_TIMEOUT_SECONDS: '0.25' }).dbLockTimeoutSeconds).toBe(0.25)
+    expect(loadConfig({ DB_POOL_SIZE: '25' }).dbPoolSize).toBe(25)
+    expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/DB_POOL_SIZE/)
     let problems: string[] = []
     try {
       loadConfig({
