@@ -56,6 +56,10 @@ interface Block {
  * undefined when nothing was inserted. Reserving inside a transaction would, on PostgreSQL, ask
  * the pool for a second connection while holding one: with every connection held by such
  * transactions, none would ever be free.
+ *
+ * An insert that is atomic on its own (PostgreSQL's one-statement pet create) passes the root
+ * Kysely instead of a transaction: a collision's reservation is then a statement of its own,
+ * committed at once like `reserve`'s, and holds no connection while it waits for another.
  */
 export class AccountIds {
   readonly #root: Kysely<Database>
@@ -96,8 +100,8 @@ export class AccountIds {
   }
 
   /**
-   * The id to try after `taken` was found in use: from a block reserved (inside the insert's
-   * transaction, `trx`) past the account's highest id, unless that would leave too few ids below
+   * The id to try after `taken` was found in use: from a block reserved (on the insert's `trx`:
+   * its transaction, or the root instance for an insert atomic on its own) past the account's highest id, unless that would leave too few ids below
    * MAX_ID (a client chose one near it), in which case just past `taken`.
    */
   async afterCollision(trx: Db, accountId: string, kind: IdKind, taken: number): Promise<number> {
@@ -153,7 +157,10 @@ export class AccountIds {
   }
 }
 
-/** An id reserved for one create (AccountIds.reserve); its `insert` runs inside the create's transaction. */
+/**
+ * An id reserved for one create (AccountIds.reserve); its `insert` runs inside the create's
+ * transaction, or on the root instance when each insert is atomic on its own.
+ */
 export class ReservedId {
   readonly #ids: AccountIds
   readonly #accountId: string

@@ -165,9 +165,16 @@ class TracedConnection implements DatabaseConnection {
   }
 }
 
-/** The statement's first keyword and the table it names first, for the span's name. */
+/**
+ * The statement's first keyword and the table it names first, for the span's name. A WITH that
+ * writes is named by its first write (PostgreSQL's one-statement pet create, insertPetWithEvent,
+ * is "INSERT pets" as the plain insert it stands for), so dashboards keyed on span names keep
+ * counting it.
+ */
 function describeStatement(sql: string): { operation: string; collection?: string } {
-  const operation = /^\s*([a-z]+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
+  let operation = /^\s*([a-z]+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
+  if (operation === 'WITH')
+    operation = /\b(insert|update|delete)\b/i.exec(sql)?.[1]?.toUpperCase() ?? operation
   const collection = /\b(?:from|into|update)\s+(?:"[^"]+"\.)?"([^"]+)"/i.exec(sql)?.[1]
   return collection === undefined ? { operation } : { operation, collection }
 }

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox'
-import type { Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { EventsTable } from '../db/schema.ts'
+import { newTimeOrderedId } from '../lib/ids.ts'
 import type { EventV1Schema } from './event-schemas.ts'
 
 /** Every event type the service records; `*.updated` events carry `previous_attributes`. */
@@ -19,6 +20,37 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number]
 
 export type EventRow = Selectable<EventsTable>
+
+/** An event row to insert (its `seq` is the database's). */
+export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
+
+/** What a change records: `object` as v1 shows it after the change (before it, for deletions). */
+export interface EventToRecord {
+  accountId: string
+  type: EventType
+  objectId: string
+  object: unknown
+  previousAttributes?: Record<string, unknown>
+  at: string
+}
+
+/**
+ * The row an event is stored as: the one place event rows are built, whether recordEvent
+ * inserts it or a repository folds its insert into the change's own statement (the pets
+ * repository's insertPetWithEvent).
+ */
+export function newEventRow(event: EventToRecord): NewEventRow {
+  return {
+    id: newTimeOrderedId('evt'),
+    account_id: event.accountId,
+    type: event.type,
+    object_id: event.objectId,
+    data: JSON.stringify(event.object),
+    previous_attributes:
+      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
+    created_at: event.at,
+  }
+}
 
 /** An event as v1 shows it: the events API, the stream's `data:` and the webhook payload. */
 export type EventV1 = Static<typeof EventV1Schema>

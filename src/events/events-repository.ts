@@ -1,11 +1,11 @@
-import type { Insertable, SelectQueryBuilder } from 'kysely'
+import type { SelectQueryBuilder } from 'kysely'
 import { sql } from 'kysely'
 import { prepareQuery } from '../db/prepared-query.ts'
-import type { Database, Db, EventsTable } from '../db/schema.ts'
-import type { EventRow } from './event.ts'
+import type { Database, Db } from '../db/schema.ts'
+import type { EventRow, NewEventRow } from './event.ts'
 import type { EventFilter } from './event-filter.ts'
 
-export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>
+export type { NewEventRow }
 
 const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   db.insertInto('events').values({

@@ -1,37 +1,18 @@
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { newTimeOrderedId } from '../lib/ids.ts'
-import type { EventRow, EventType } from './event.ts'
+import { type EventRow, type EventToRecord, newEventRow } from './event.ts'
 import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } from './event-filter.ts'
 import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
 
-export type { EventType }
+export type { EventToRecord, EventType, NewEventRow } from './event.ts'
+export { newEventRow }
 
 /**
  * Appends an event (the transactional outbox pattern). Callers pass the transaction that makes the
  * change, so the event exists exactly when the change does.
  */
-export async function recordEvent(
-  db: Db,
-  event: {
-    accountId: string
-    type: EventType
-    objectId: string
-    object: unknown
-    previousAttributes?: Record<string, unknown>
-    at: string
-  },
-): Promise<void> {
-  await insertEvent(db, {
-    id: newTimeOrderedId('evt'),
-    account_id: event.accountId,
-    type: event.type,
-    object_id: event.objectId,
-    data: JSON.stringify(event.object),
-    previous_attributes:
-      event.previousAttributes === undefined ? null : JSON.stringify(event.previousAttributes),
-    created_at: event.at,
-  })
+export async function recordEvent(db: Db, event: EventToRecord): Promise<void> {
+  await insertEvent(db, newEventRow(event))
 }
 
 /** The filter parameters of the list and the stream, as the query string carries them. */

@@ -53,15 +53,27 @@ const IN_PROGRESS_WAIT_MS = 2_000
  * running waits for the first's transaction to end (on PostgreSQL, the unique key's row lock;
  * on SQLite, the single writer) and then replays its response; after IN_PROGRESS_WAIT_MS it
  * answers 409, so a 409 means the first request is really still running.
+ *
+ * Without a key, `work` runs in a transaction of its own, unless `atomicOnPostgres` says that on
+ * PostgreSQL it is atomic without one (every statement it sends is a whole change that may be
+ * committed alone, such as createPet's one-statement insert): there it runs on `db` itself.
  */
 export async function runIdempotent(
   db: Kysely<Database>,
   request: { accountId: string; key: string | undefined; fingerprint: string },
   work: (trx: Db) => Promise<StoredResponse>,
+  options: { atomicOnPostgres?: boolean } = {},
 ): Promise<IdempotentResult> {
   const { accountId, key, fingerprint } = request
-  if (key === undefined) return { ...(await db.transaction().execute(work)), replayed: false }
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+  if (key === undefined) {
+    // Work that is atomic on its own needs no transaction: on PostgreSQL, BEGIN and COMMIT
+    // would be two of its three round trips. Each statement commits as it answers, so the
+    // response still follows the commit. SQLite keeps the transaction, which its group commit
+    // (src/db/sqlite-group-commit.ts) shares between concurrent requests.
+    if (options.atomicOnPostgres === true && postgres) return { ...(await work(db)), replayed: false }
+    return { ...(await db.transaction().execute(work)), replayed: false }
+  }
   return db.transaction().execute(async (trx) => {
     const replay = await claim(trx, postgres, accountId, key, fingerprint)
     if (replay !== undefined) return { ...replay, replayed: true }

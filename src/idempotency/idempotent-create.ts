@@ -30,13 +30,30 @@ export async function createOnce(
   path: string,
   work: (trx: Db) => Promise<StoredResponse>,
   params: unknown = request.body,
+  options: { atomicOnPostgres?: boolean } = {},
 ): Promise<FastifyReply> {
   const accountId = request.principal!.accountId
   const key = validateIdempotencyKey(request.headers['idempotency-key'])
   // Only a request that carries a key is ever compared with an earlier one: without a key the
   // hash of the canonical body would be computed for nothing.
   const fingerprint = key === undefined ? '' : requestFingerprint(request.method, path, params)
-  return sendResult(reply, await runIdempotent(db, { accountId, key, fingerprint }, work))
+  return sendResult(reply, await runIdempotent(db, { accountId, key, fingerprint }, work, options))
+}
+
+/**
+ * createOnce for a create whose `work` is atomic on PostgreSQL without a transaction around it
+ * (createPet: one statement writes the pet and its event). Without an Idempotency-Key it then
+ * runs outside any transaction there, saving BEGIN and COMMIT; with a key, and on SQLite, it
+ * runs in a transaction as createOnce's work does.
+ */
+export async function createOnceAtomic(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  work: (db: Db) => Promise<StoredResponse>,
+): Promise<FastifyReply> {
+  return createOnce(db, request, reply, path, work, request.body, { atomicOnPostgres: true })
 }
 
 /** Sends what runIdempotent produced, marking replays as RFC-draft idempotency replays. */

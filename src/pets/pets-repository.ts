@@ -1,12 +1,13 @@
-import type { Insertable, Selectable } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import { prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Db, PetsTable } from '../db/schema.ts'
+import type { NewEventRow } from '../events/event.ts'
 import type { Pet, PetFields } from './pet.ts'
 import type { PetStatus } from './pet-status.ts'
 
 type PetRow = Selectable<PetsTable>
 
-function toPet(row: PetRow): Pet {
+function toPet(row: Omit<PetRow, 'seq'>): Pet {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -67,15 +68,14 @@ const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
     .returningAll(),
 )
 
-/** Inserts the pet with id `id`; undefined when the account already has a pet with that id. */
-export async function insertPet(
-  db: Db,
+/** The row a new pet is stored as. */
+function newPetRow(
   accountId: string,
   id: number,
   fields: PetFields & { name: string; status: PetStatus },
   at: string,
-): Promise<Pet | undefined> {
-  const [row] = await insertPetQuery.execute(db, {
+): Omit<PetRow, 'seq'> {
+  return {
     id,
     account_id: accountId,
     name: fields.name,
@@ -90,8 +90,168 @@ export async function insertPet(
     version: 1,
     created_at: at,
     updated_at: at,
-  })
+  }
+}
+
+/** Inserts the pet with id `id`; undefined when the account already has a pet with that id. */
+export async function insertPet(
+  db: Db,
+  accountId: string,
+  id: number,
+  fields: PetFields & { name: string; status: PetStatus },
+  at: string,
+): Promise<Pet | undefined> {
+  const [row] = await insertPetQuery.execute(db, newPetRow(accountId, id, fields, at))
   return row === undefined ? undefined : toPet(row)
+}
+
+type PetWithEventArgs = NewPetRow & {
+  /** The owner whose existence the insert requires (the `owner` variant only). */
+  owner?: string
+  event_id: string
+  event_account_id: string
+  event_type: string
+  event_object_id: string
+  event_data: string
+  event_previous_attributes: string | null
+  event_created_at: string
+}
+
+/** What insertPetWithEvent's statement answers: one row, whatever happened. */
+type PetWithEventRow = { [K in keyof PetRow]: PetRow[K] | null } & { owner_found: boolean }
+
+/**
+ * PostgreSQL only (SQLite has no data-modifying WITH): the pet's insert and its event's in one
+ * statement. The event is inserted from the pet insert's RETURNING rows, so an id already taken
+ * (ON CONFLICT DO NOTHING) or a missing owner inserts neither, and one statement is atomic on its
+ * own: no transaction is needed around it. All sub-statements see one snapshot, so the owner
+ * check and the answer's `owner_found` agree. The outer select answers exactly one row (a left
+ * join from a one-row table), so a caller can tell a missing owner from a taken id.
+ * One variant requires the owner (`where exists`), the other has no owner to check.
+ */
+const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEventRow>(
+  (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
+  (checkOwner) => (db, p) =>
+    db
+      .with('inserted_pet', (qc) =>
+        qc
+          .insertInto('pets')
+          .columns([
+            'id',
+            'account_id',
+            'name',
+            'owner_id',
+            'species',
+            'breed',
+            'status',
+            'photo_urls',
+            'category',
+            'tags',
+            'status_omitted',
+            'version',
+            'created_at',
+            'updated_at',
+          ])
+          .expression(
+            qc
+              .selectNoFrom((eb) => [
+                eb.val(p('id')).as('id'),
+                eb.val(p('account_id')).as('account_id'),
+                eb.val(p('name')).as('name'),
+                eb.val(p('owner_id')).as('owner_id'),
+                eb.val(p('species')).as('species'),
+                eb.val(p('breed')).as('breed'),
+                eb.val(p('status')).as('status'),
+                eb.val(p('photo_urls')).as('photo_urls'),
+                eb.val(p('category')).as('category'),
+                eb.val(p('tags')).as('tags'),
+                eb.val(p('status_omitted')).as('status_omitted'),
+                eb.val(p('version')).as('version'),
+                eb.val(p('created_at')).as('created_at'),
+                eb.val(p('updated_at')).as('updated_at'),
+              ])
+              .$if(checkOwner, (q) =>
+                q.where(({ exists, selectFrom, lit }) =>
+                  exists(
+                    selectFrom('users')
+                      .select(lit(1).as('one'))
+                      .where('users.account_id', '=', p('account_id'))
+                      .where('users.id', '=', p('owner')!),
+                  ),
+                ),
+              ),
+          )
+          // As insertPetQuery: a taken id inserts nothing (and then no event either).
+          .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
+          .returningAll(),
+      )
+      .with('inserted_event', (qc) =>
+        qc
+          .insertInto('events')
+          .columns(['id', 'account_id', 'type', 'object_id', 'data', 'previous_attributes', 'created_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('inserted_pet')
+              .select([
+                eb.val(p('event_id')).as('id'),
+                eb.val(p('event_account_id')).as('account_id'),
+                eb.val(p('event_type')).as('type'),
+                eb.val(p('event_object_id')).as('object_id'),
+                eb.val(p('event_data')).as('data'),
+                eb.val(p('event_previous_attributes')).as('previous_attributes'),
+                eb.val(p('event_created_at')).as('created_at'),
+              ]),
+          ),
+      )
+      .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
+      .leftJoin('inserted_pet', (join) => join.onTrue())
+      .selectAll('inserted_pet')
+      .select(({ exists, selectFrom, lit }) =>
+        sql<boolean>`${
+          checkOwner
+            ? exists(
+                selectFrom('users')
+                  .select(lit(1).as('one'))
+                  .where('users.account_id', '=', p('account_id'))
+                  .where('users.id', '=', p('owner')!),
+              )
+            : sql`true`
+        }`.as('owner_found'),
+      ),
+)
+
+/**
+ * PostgreSQL only: inserts the pet with id `id` and, in the same statement, the event row
+ * `eventOf` builds from the pet as it will be stored (every value of it is known before the
+ * insert). `pet` is undefined when nothing was inserted: `ownerFound` false means the owner
+ * (`fields.ownerId`) is not a user of the account, otherwise the id was taken.
+ */
+export async function insertPetWithEvent(
+  db: Db,
+  accountId: string,
+  id: number,
+  fields: PetFields & { name: string; status: PetStatus },
+  at: string,
+  eventOf: (pet: Pet) => NewEventRow,
+): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
+  const row = newPetRow(accountId, id, fields, at)
+  // The pet as toPet will read it back: its event is built from the same values.
+  const event = eventOf(toPet(row))
+  const checkOwner = row.owner_id !== null
+  const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, {
+    ...row,
+    ...(row.owner_id !== null && { owner: row.owner_id }),
+    event_id: event.id,
+    event_account_id: event.account_id,
+    event_type: event.type,
+    event_object_id: event.object_id,
+    event_data: event.data,
+    event_previous_attributes: event.previous_attributes ?? null,
+    event_created_at: event.created_at,
+  })
+  if (answer === undefined) throw new Error('insertPetWithEvent answered no row.')
+  const ownerFound = answer.owner_found
+  return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound }
 }
 
 const findPetQuery = prepareQuery<{ id: number; accountId: string }, PetRow>((db, p) =>

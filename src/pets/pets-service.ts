@@ -1,7 +1,8 @@
+import { PostgresAdapter } from 'kysely'
 import type { ReservedId } from '../db/account-ids.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { recordEvent } from '../events/events-service.ts'
+import { type EventToRecord, newEventRow, recordEvent } from '../events/events-service.ts'
 import { fieldChanges } from '../lib/field-diff.ts'
 import type { IfMatch } from '../lib/optimistic.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
@@ -17,6 +18,7 @@ import {
   deletePetAtVersion,
   findPet,
   insertPet,
+  insertPetWithEvent,
   listPets as listPetPage,
   type PetListQuery,
   updatePetAtVersion,
@@ -31,19 +33,27 @@ export function petNotFound(id: number | string): ApiError {
   return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
 }
 
+function ownerNotFound(ownerId: string): ApiError {
+  return new ApiError(
+    'owner_not_found',
+    `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first.`,
+    { param: 'owner_id' },
+  )
+}
+
 async function assertOwner(db: Db, accountId: string, ownerId: string): Promise<void> {
-  if ((await findUser(db, accountId, ownerId)) === undefined) {
-    throw new ApiError(
-      'owner_not_found',
-      `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first.`,
-      { param: 'owner_id' },
-    )
-  }
+  if ((await findUser(db, accountId, ownerId)) === undefined) throw ownerNotFound(ownerId)
 }
 
 /**
  * Creates a pet with an assigned id: `id` was reserved (database.ids.reserve) before the
  * transaction `db` began.
+ *
+ * On PostgreSQL this is atomic without a transaction (routes call it through createOnceAtomic):
+ * one statement checks the owner, inserts the pet and its `pet.created` event. Only when the id
+ * was taken does it send more: the id's reservation past the collision, committed on its own
+ * as every reservation is, and the insert again. On SQLite, which has no data-modifying WITH,
+ * it takes a transaction as every write does.
  */
 export async function createPet(
   db: Db,
@@ -51,11 +61,21 @@ export async function createPet(
   fields: PetFields & { name: string },
   id: ReservedId,
 ): Promise<Pet> {
+  const values = { ...fields, status: fields.status ?? 'available' }
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const at = nowIso()
+    return id.insert(db, async (n) => {
+      const { pet, ownerFound } = await insertPetWithEvent(db, accountId, n, values, at, (created) =>
+        newEventRow(petCreated(accountId, created, at)),
+      )
+      if (!ownerFound && fields.ownerId != null) throw ownerNotFound(fields.ownerId)
+      return pet
+    })
+  }
   if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
   const at = nowIso()
-  const values = { ...fields, status: fields.status ?? 'available' }
   const pet = await id.insert(db, (n) => insertPet(db, accountId, n, values, at))
-  await recordCreated(db, accountId, pet, at)
+  await recordEvent(db, petCreated(accountId, pet, at))
   return pet
 }
 
@@ -78,21 +98,16 @@ export async function savePetWithId(
     const at = nowIso()
     const pet = await insertPet(db, accountId, id, { ...fields, status: fields.status ?? 'available' }, at)
     if (pet !== undefined) {
-      await recordCreated(db, accountId, pet, at)
+      await recordEvent(db, petCreated(accountId, pet, at))
       return { pet, created: true }
     }
     // A concurrent request created this very pet between the read and the insert: replace it.
   }
 }
 
-async function recordCreated(db: Db, accountId: string, pet: Pet, at: string): Promise<void> {
-  await recordEvent(db, {
-    accountId,
-    type: 'pet.created',
-    objectId: String(pet.id),
-    object: toPetV1(pet),
-    at,
-  })
+/** The `pet.created` event of a new pet: the pet as v1 shows it. */
+function petCreated(accountId: string, pet: Pet, at: string): EventToRecord {
+  return { accountId, type: 'pet.created', objectId: String(pet.id), object: toPetV1(pet), at }
 }
 
 export async function getPet(db: Db, accountId: string, id: number): Promise<Pet> {

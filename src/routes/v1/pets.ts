@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
-import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import { createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
 import { createPet, deletePet, getPet, listPets, petNotFound, updatePet } from '../../pets/pets-service.ts'
@@ -69,7 +69,7 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = request.principal!
       const id = await database.ids.reserve(accountId, 'pet')
-      return createOnce(db, request, reply, '/v1/pet', async (trx) => {
+      return createOnceAtomic(db, request, reply, '/v1/pet', async (trx) => {
         const pet = await createPet(
           trx,
           accountId,

@@ -1,9 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Db } from '../../db/schema.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
-import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
+import type { StoredResponse } from '../../idempotency/idempotency.ts'
+import { createOnce, createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { Pet, PetFields } from '../../pets/pet.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
 import {
@@ -76,22 +76,22 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
       assertValid(request)
       const accountId = request.principal!.accountId
       const fields = fieldsFromV2(body as PetInput)
-      let save: (trx: Db) => Promise<Pet>
+      const respond = (pet: Pet): StoredResponse => ({
+        status: 200,
+        headers: { etag: etagFor(pet.version), location: `/v2/pet/${pet.id}` },
+        body: toPetV2(pet),
+      })
       if (chosen === undefined) {
         // Reserved before the transaction opens (see src/db/account-ids.ts).
         const id = await database.ids.reserve(accountId, 'pet')
-        save = (trx) => createPet(trx, accountId, fields, id)
-      } else {
-        save = async (trx) => (await savePetWithId(trx, accountId, chosen, fields)).pet
+        // createPet is atomic on its own on PostgreSQL: no transaction there without a key.
+        return createOnceAtomic(db, request, reply, '/v2/pet', async (trx) =>
+          respond(await createPet(trx, accountId, fields, id)),
+        )
       }
-      return createOnce(db, request, reply, '/v2/pet', async (trx) => {
-        const pet = await save(trx)
-        return {
-          status: 200,
-          headers: { etag: etagFor(pet.version), location: `/v2/pet/${pet.id}` },
-          body: toPetV2(pet),
-        }
-      })
+      return createOnce(db, request, reply, '/v2/pet', async (trx) =>
+        respond((await savePetWithId(trx, accountId, chosen, fields)).pet),
+      )
     },
   )
 

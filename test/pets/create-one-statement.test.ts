@@ -1,0 +1,245 @@
+import { sql } from 'kysely'
+import type pg from 'pg'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { toPetV1 } from '../../src/pets/pet-views.ts'
+import { findPet } from '../../src/pets/pets-service.ts'
+import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { DIALECT, describeDb } from '../helpers/database.ts'
+import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
+
+/**
+ * Pet creates (POST /v1/pet, POST /v2/pet without an id): on PostgreSQL without an
+ * Idempotency-Key, one statement writes the pet and its pet.created event (insertPetWithEvent,
+ * src/pets/pets-repository.ts); on SQLite, and with a key, a transaction does. Either way the
+ * event is written exactly when the pet is, and stores the pet as v1 shows it.
+ */
+describeDb('pet creates: the pet and its event in one write', () => {
+  let t: TestApp
+  let call: ReturnType<typeof withKey>
+  let accountId: string
+
+  beforeAll(async () => {
+    t = await createTestApp()
+    const account = await t.newAccount()
+    accountId = account.accountId
+    call = withKey(t.app, account.apiKey)
+  })
+  afterAll(() => t.close())
+
+  async function counts() {
+    const pets = await t.database.db
+      .selectFrom('pets')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+    const events = await t.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+    return { pets: Number(pets.n), events: Number(events.n) }
+  }
+
+  it('stores the pet.created event as the pet is read back, byte for byte (v1 and v2 creates)', async () => {
+    const owner = await call({ method: 'POST', url: '/v1/user', payload: { name: 'Ann' } })
+    expect(owner.statusCode, owner.body).toBe(201)
+    const v1 = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      payload: { name: 'Rex "the dog" é', species: 'dog', status: 'pending', owner_id: owner.json().id },
+    })
+    expect(v1.statusCode, v1.body).toBe(201)
+
+    const client = await newClient(t)
+    const token = await accessToken(t.app, client)
+    const v2 = await t.app.inject({
+      method: 'POST',
+      url: '/v2/pet',
+      headers: bearer(token),
+      payload: {
+        name: 'Tom',
+        photoUrls: ['https://example.com/a.jpg'],
+        category: { id: 3, name: 'Cats' },
+        tags: [{ id: 1, name: 'grey' }, { name: 'old' }],
+      },
+    })
+    expect(v2.statusCode, v2.body).toBe(200)
+
+    for (const [account, id, caller] of [
+      [accountId, v1.json().id as number, call],
+      [client.accountId, v2.json().id as number, withKey(t.app, client.apiKey)],
+    ] as const) {
+      const [event] = await t.database.db
+        .selectFrom('events')
+        .select(['type', 'data', 'created_at'])
+        .where('account_id', '=', account)
+        .where('object_id', '=', String(id))
+        .execute()
+      expect(event?.type).toBe('pet.created')
+      const got = await caller({ method: 'GET', url: `/v1/pet/${id}` })
+      expect(got.statusCode, got.body).toBe(200)
+      expect(JSON.parse(event!.data)).toEqual(got.json())
+      // What the transactional path stores: JSON.stringify of the stored pet's v1 view.
+      const pet = await findPet(t.database.db, account, id)
+      expect(event!.data).toBe(JSON.stringify(toPetV1(pet!)))
+      expect(event!.created_at).toBe(pet!.createdAt)
+    }
+  })
+
+  it('answers owner_not_found for an unknown owner, and writes neither pet nor event', async () => {
+    const before = await counts()
+    const res = await call({
+      method: 'POST',
+      url: '/v1/pet',
+      ...form({ name: 'Rex', owner_id: 'usr_missing' }),
+    })
+    expect(res.statusCode, res.body).toBe(400)
+    expect(res.json()).toMatchObject({
+      code: 'owner_not_found',
+      param: 'owner_id',
+      detail: 'owner_id "usr_missing" is not a user of your account; create the user first.',
+    })
+    expect(await counts()).toEqual(before)
+  })
+
+  it('moves past an id a client chose, with one event per pet', async () => {
+    const client = await newClient(t)
+    const token = await accessToken(t.app, client)
+    const v2 = (payload: object) =>
+      t.app.inject({ method: 'POST', url: '/v2/pet', headers: bearer(token), payload })
+    const first = await v2({ name: 'first', photoUrls: [] })
+    expect(first.statusCode, first.body).toBe(200)
+    const next = (first.json() as { id: number }).id + 1
+    // The id the account's reserved block hands out next, taken by a client first.
+    const chosen = await v2({ id: next, name: 'chosen', photoUrls: [] })
+    expect(chosen.statusCode, chosen.body).toBe(200)
+    const assigned = await v2({ name: 'assigned', photoUrls: [] })
+    expect(assigned.statusCode, assigned.body).toBe(200)
+    const id = (assigned.json() as { id: number }).id
+    expect(id).toBeGreaterThan(next)
+
+    const events = await t.database.db
+      .selectFrom('events')
+      .select(['object_id', 'data'])
+      .where('account_id', '=', client.accountId)
+      .where('type', '=', 'pet.created')
+      .orderBy('seq')
+      .execute()
+    expect(events.map((e) => [Number(e.object_id), (JSON.parse(e.data) as { name: string }).name])).toEqual([
+      [next - 1, 'first'],
+      [next, 'chosen'],
+      [id, 'assigned'],
+    ])
+  })
+
+  it('leaves no pet and no event when the event cannot be written', async () => {
+    // Refuses events naming a "Poison" pet, so the create fails after its pet insert.
+    if (DIALECT === 'postgres') {
+      await sql`alter table events add constraint test_no_poison check (position('Poison' in data) = 0)`.execute(
+        t.database.db,
+      )
+    } else {
+      await sql`create trigger test_no_poison before insert on events when instr(new.data, 'Poison') > 0
+        begin select raise(abort, 'poisoned event'); end`.execute(t.database.db)
+    }
+    try {
+      const before = await counts()
+      const res = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Poison' }) })
+      expect(res.statusCode, res.body).toBe(500)
+      expect(await counts()).toEqual(before)
+      const named = await t.database.db
+        .selectFrom('pets')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('name', '=', 'Poison')
+        .execute()
+      expect(named).toEqual([])
+    } finally {
+      if (DIALECT === 'postgres') {
+        await sql`alter table events drop constraint test_no_poison`.execute(t.database.db)
+      } else {
+        await sql`drop trigger test_no_poison`.execute(t.database.db)
+      }
+    }
+  })
+
+  it.runIf(DIALECT === 'postgres')(
+    'sends one statement for a create without an Idempotency-Key (no BEGIN, no COMMIT)',
+    async () => {
+      const statements = recordStatements(t.database.pool!)
+      // The first create reserves the account's block of ids (src/db/account-ids.ts).
+      await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'warm-up' }) })
+      const owner = await call({ method: 'POST', url: '/v1/user', payload: { name: 'Bo' } })
+      expect(owner.statusCode, owner.body).toBe(201)
+      const client = await newClient(t)
+      const token = await accessToken(t.app, client)
+      await t.app.inject({
+        method: 'POST',
+        url: '/v2/pet',
+        headers: bearer(token),
+        payload: { name: 'warm-up', photoUrls: [] },
+      })
+
+      for (const create of [
+        () => call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex' }) }),
+        () => call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex', owner_id: owner.json().id }) }),
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: '/v2/pet',
+            headers: bearer(token),
+            payload: { name: 'Tom', photoUrls: [] },
+          }),
+      ]) {
+        statements.length = 0
+        const res = await create()
+        expect(res.statusCode, res.body).toBeLessThan(300)
+        expect(statements, statements.join('\n')).toHaveLength(1)
+        expect(statements[0]).toMatch(/^with "inserted_pet" as \(insert into "pets"/)
+      }
+
+      // Still one, when the owner is missing: the answer tells it from a taken id.
+      statements.length = 0
+      const missing = await call({
+        method: 'POST',
+        url: '/v1/pet',
+        ...form({ name: 'Rex', owner_id: 'usr_gone' }),
+      })
+      expect(missing.statusCode, missing.body).toBe(400)
+      expect(statements).toHaveLength(1)
+
+      // With a key: the transaction that claims the key and stores the response.
+      statements.length = 0
+      const keyed = await call({
+        method: 'POST',
+        url: '/v1/pet',
+        payload: { name: 'Rex' },
+        headers: { 'idempotency-key': `one-trip-${Date.now()}` },
+      })
+      expect(keyed.statusCode, keyed.body).toBe(201)
+      expect(statements[0]).toBe('begin')
+      expect(statements.at(-1)).toBe('commit')
+    },
+  )
+})
+
+/**
+ * Every statement the pool's connections send from now on (its SQL text), in order. The
+ * create's statements are the only ones while a test waits for it: the test app runs no
+ * background work on its own between requests of a test.
+ */
+function recordStatements(pool: pg.Pool): string[] {
+  const statements: string[] = []
+  const patched = new WeakSet<pg.PoolClient>()
+  pool.on('acquire', (client) => {
+    if (patched.has(client)) return
+    patched.add(client)
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    ;(client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text
+      statements.push(String(text).replace(/\s+/g, ' ').trim())
+      return query(...args)
+    }
+  })
+  return statements
+}
