@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -89,4 +90,13 @@ export function startServerProcess(
     })
     child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)))
   })
+}
+
+/** A TCP port free on loopback right now (for a listener the test cannot ask to pick its own). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
 }

@@ -3,16 +3,8 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
+import { freePort, PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { sampleValue, scrape } from '../observability/prometheus-text.ts'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /** The TCP ports a process listens on, from Linux's /proc (its socket inodes in LISTEN state). */
 function listeningPorts(pid: number): number[] {

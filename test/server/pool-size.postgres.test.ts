@@ -1,16 +1,7 @@
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
+import { freePort, PET_SERVICE_BIN, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { sampleValue, scrape } from '../observability/prometheus-text.ts'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 // The pool's size is the operator's choice (README, "PostgreSQL's pool and durability"): the
 // process serving on PostgreSQL opens at most DB_POOL_SIZE connections, under load too.

@@ -1,20 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { accountWithKey } from '../helpers/app.ts'
-import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
+import { freePort, PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { waitUntil } from '../helpers/poll.ts'
 import { sampleValue, scrape } from '../observability/prometheus-text.ts'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /**
  * One request on a connection of its own: node:cluster hands out connections, not requests,
