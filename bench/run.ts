@@ -324,11 +324,6 @@ async function createWithWebhook(
         if (res.status !== 201) return `no webhook endpoint: ${res.status} ${await res.text()}`
         endpointId = ((await res.json()) as { id: string }).id
         const requests = createRequests(creds.basic)
-        const one = async (status: 'enabled' | 'disabled', warmupSeconds: number) => {
-          await setStatus(status)
-          const measured = await run(server, requests, '/healthz', { rounds: 1, warmupSeconds })
-          return { round: measured.rounds[0]!, peakRssBytes: measured.peakRssBytes, measured }
-        }
         const on: RoundResult[] = []
         const off: RoundResult[] = []
         const codes: Record<string, number> = {}
@@ -336,11 +331,10 @@ async function createWithWebhook(
         for (let i = 0; i < timing.rounds; i++) {
           const order = i % 2 === 0 ? (['disabled', 'enabled'] as const) : (['enabled', 'disabled'] as const)
           for (const status of order) {
-            const { round, measured } = await one(
-              status,
-              i === 0 && status === order[0] ? timing.warmupSeconds : 0,
-            )
-            ;(status === 'enabled' ? on : off).push(round)
+            await setStatus(status)
+            const warmupSeconds = i === 0 && status === order[0] ? timing.warmupSeconds : 0
+            const measured = await run(server, requests, '/healthz', { rounds: 1, warmupSeconds })
+            ;(status === 'enabled' ? on : off).push(measured.rounds[0]!)
             peakRssBytes = Math.max(peakRssBytes, measured.peakRssBytes)
             if (status === 'enabled')
               for (const [code, n] of Object.entries(measured.statusCodes))

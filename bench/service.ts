@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
+import { NODE_BUNDLE } from '../scripts/bundle-options.ts'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -30,12 +31,7 @@ export function buildService(): void {
   buildSync({
     entryPoints: [fileURLToPath(new URL('./peer-server.ts', import.meta.url))],
     outfile: PEER_BUNDLE,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
+    ...NODE_BUNDLE,
   })
 }
 const PEER_BUNDLE = fileURLToPath(new URL('../dist/bench-peer-server.js', import.meta.url))

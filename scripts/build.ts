@@ -7,6 +7,7 @@ import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { NODE_BUNDLE } from './bundle-options.ts'
 
 const path = (relative: string) => fileURLToPath(new URL(`../${relative}`, import.meta.url))
 // One level below the repository, like src/: the bundle finds package.json and node_modules as
@@ -17,11 +18,6 @@ rmSync(outdir, { recursive: true, force: true })
 await build({
   entryPoints: [path('src/admin-cli/entry.ts')],
   outfile: join(outdir, 'pet-service.js'),
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  logLevel: 'warning',
+  ...NODE_BUNDLE,
 })
 cpSync(path('src/web/assets'), join(outdir, 'assets'), { recursive: true })

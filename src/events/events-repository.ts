@@ -5,8 +5,6 @@ import type { Database, Db } from '../db/schema.ts'
 import type { EventRow, NewEventRow } from './event.ts'
 import type { EventFilter } from './event-filter.ts'
 
-export type { NewEventRow }
-
 const insertEventQuery = prepareQuery<NewEventRow, unknown>((db, p) =>
   db.insertInto('events').values({
     id: p('id'),

@@ -4,7 +4,7 @@ import { type EventRow, type EventToRecord, newEventRow } from './event.ts'
 import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } from './event-filter.ts'
 import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
 
-export type { EventToRecord, EventType, NewEventRow } from './event.ts'
+export type { EventToRecord, EventType } from './event.ts'
 export { newEventRow }
 
 /**

@@ -21,6 +21,7 @@ export function chromiumPath(): string | undefined {
  * skip); CI installs it (.ci/run) and must run every browser suite, so there it never skips.
  */
 export function browserSuite(executablePath: string | undefined): ReturnType<typeof describe.skipIf> {
+  // Reason for the skip: no Chromium on this developer machine (CI installs it and never skips).
   return describe.skipIf(executablePath === undefined && process.env.CI !== 'true')
 }
 
