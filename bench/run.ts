@@ -1,4 +1,5 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
+//                [--cases=floor,create,create-webhook,read,update,list,create-2-workers,peer]
 //
 // Measures the service against a bare node:http server in the same run (see README,
 // "Performance"), and against hand-written peers (bench/peer-server.ts) and itself with two
@@ -50,6 +51,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     seconds: { type: 'string' },
     rounds: { type: 'string' },
+    cases: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results') },
   },
 })
@@ -63,6 +65,9 @@ const timing: Timing = {
   rounds: Number(args.rounds ?? (args.quick ? 1 : 5)),
 }
 const only = new Set(args.only === undefined ? GROUPS : args.only.split(','))
+/** Cases to run (all by default): one case again, without the rest of its group, while working on it. */
+const onlyCases = args.cases === undefined ? undefined : new Set(args.cases.split(','))
+const wanted = (name: string) => onlyCases === undefined || onlyCases.has(name)
 const startedAt = Date.now()
 const work = mkdtempSync(join(tmpdir(), 'pet-bench-'))
 const cases: CaseRecord[] = []
@@ -216,6 +221,7 @@ async function serviceCases(
   creds: Credentials,
   which: ('floor' | 'create' | 'create-webhook' | 'read' | 'update' | 'list')[],
 ): Promise<void> {
+  which = which.filter(wanted)
   const pets = () => newestPetId(server.url, creds.basic)
   if (which.includes('floor')) {
     // The service's own floor: Fastify and the global hooks, no authentication, no database.
@@ -432,9 +438,9 @@ async function sqliteGroups(): Promise<void> {
     }
     await stop(started.server)
     if (only.has('sqlite')) {
-      await twoWorkersCase('sqlite', databaseUrl, started.reuse)
-      await peerCase('sqlite', join(work, 'peer.db'))
-      sqliteAlone.at0 = await sqliteCeiling(dbPath)
+      if (wanted('create-2-workers')) await twoWorkersCase('sqlite', databaseUrl, started.reuse)
+      if (wanted('peer')) await peerCase('sqlite', join(work, 'peer.db'))
+      if (onlyCases === undefined) sqliteAlone.at0 = await sqliteCeiling(dbPath)
     }
     if (!only.has('sqlite-1m')) return
     log(`seeding ${SEED_PETS.toLocaleString('en-US')} pets (and their events) with the service stopped …`)
@@ -517,8 +523,8 @@ async function postgresGroup(): Promise<void> {
       'read',
     ])
     await stop(server)
-    await twoWorkersCase('postgres', databaseUrl, started.reuse)
-    await peerCase('postgres', databaseUrl)
+    if (wanted('create-2-workers')) await twoWorkersCase('postgres', databaseUrl, started.reuse)
+    if (wanted('peer')) await peerCase('postgres', databaseUrl)
   } finally {
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
