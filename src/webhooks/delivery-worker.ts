@@ -330,6 +330,10 @@ export class DeliveryWorker {
         })
         if (disabled)
           this.options.log.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled for failing')
+        // Disabled now, or while this send was under way (by this failure run, another send's,
+        // or its holder): the retry just scheduled waits with the rest (holdDeliveries).
+        const [current] = await repo.endpointsByIds(trx, [endpoint.id])
+        if (current?.status === 'disabled') await repo.holdDeliveries(trx, endpoint.id)
       }
     })
   }

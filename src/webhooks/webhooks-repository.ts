@@ -253,8 +253,10 @@ export interface ClaimOptions {
  * 20,000 open rows in the bench; minutes with the anti-join it then picks). So the query reads
  * only the deliveries table, in the due index's order, and stops at the limit: the endpoint
  * and the order are checked per row read, by correlated subqueries (PostgreSQL does not turn
- * those into joins), and useClaimPlan turns sorting off for the claim's transaction, leaving the index as
- * the only way to the order asked for. test/webhooks/claim-plan.test.ts holds it to that.
+ * those into joins), and useClaimPlan turns sorting off for the claim's transaction, leaving
+ * the index as the only way to the order asked for. Rows the walk would step over on every claim
+ * are kept out of the index's due range: a disabled endpoint's deliveries are held with no due
+ * time (holdDeliveries). test/webhooks/claim-plan.test.ts holds the claim to all that.
  */
 export function claimCandidates(db: Db, options: ClaimOptions) {
   let candidates = db
@@ -295,6 +297,32 @@ export function claimCandidates(db: Db, options: ClaimOptions) {
     candidates = candidates.where('d.endpoint_id', 'not in', options.excludeEndpoints)
   candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.seq').limit(options.limit)
   return isPostgres(db) ? candidates.forUpdate('d').skipLocked() : candidates
+}
+
+/**
+ * A disabled endpoint's open deliveries wait with no due time: the claim reads the due index
+ * from the oldest due time on (see claimCandidates), and would otherwise step over every one of
+ * them on every claim. Enabling the endpoint makes them due again (resumeDeliveries).
+ */
+export async function holdDeliveries(db: Db, endpointId: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: null })
+    .where('endpoint_id', '=', endpointId)
+    .where(sql<boolean>`status in ('pending', 'retrying')`)
+    .where('next_attempt_at', 'is not', null)
+    .execute()
+}
+
+/** The held deliveries of an endpoint enabled again: due at `at` (now), oldest first as before. */
+export async function resumeDeliveries(db: Db, endpointId: string, at: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: at })
+    .where('endpoint_id', '=', endpointId)
+    .where(sql<boolean>`status in ('pending', 'retrying')`)
+    .where('next_attempt_at', 'is', null)
+    .execute()
 }
 
 /** Gives claimed deliveries back (on shutdown), due at once for whichever worker comes next. */

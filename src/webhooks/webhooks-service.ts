@@ -107,7 +107,10 @@ function invalidCursor(page: repo.Page): ApiError {
   return new ApiError('invalid_cursor', `${param} does not name an object of this list.`, { param })
 }
 
-/** Changes an endpoint; enabling it again clears the reason it was disabled and its failure run. */
+/**
+ * Changes an endpoint; enabling it again clears the reason it was disabled and its failure run,
+ * and makes the deliveries held while it was disabled due at once.
+ */
 export async function updateEndpoint(
   db: Db,
   ctx: WebhooksContext,
@@ -117,9 +120,14 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpointV1> {
   const enabledEvents = input.enabled_events === undefined ? undefined : checkEvents(input.enabled_events)
   if (input.url !== undefined) await checkUrl(ctx, input.url)
+  const now = new Date(ctx.clock.now()).toISOString()
   return db.transaction().execute(async (trx) => {
     const current = await repo.findEndpointForUpdate(trx, accountId, id)
     if (current === undefined) throw notFound(id)
+    if (input.status !== undefined && input.status !== current.status) {
+      if (input.status === 'disabled') await repo.holdDeliveries(trx, id)
+      else await repo.resumeDeliveries(trx, id, now)
+    }
     const row = await repo.updateEndpointRow(trx, id, {
       ...(input.url === undefined ? {} : { url: input.url }),
       ...(enabledEvents === undefined ? {} : { enabled_events: JSON.stringify(enabledEvents) }),
@@ -129,7 +137,7 @@ export async function updateEndpoint(
         : input.status === 'enabled'
           ? { status: 'enabled' as const, disabled_reason: null, failing_since: null }
           : { status: 'disabled' as const, disabled_reason: 'Disabled by the account holder.' }),
-      updated_at: new Date(ctx.clock.now()).toISOString(),
+      updated_at: now,
     })
     return toEndpointV1(row)
   })
@@ -192,6 +200,11 @@ export async function listDeliveries(
   return { data: result.rows.map(toDeliveryV1), hasMore: result.hasMore }
 }
 
+/** When a new delivery to this endpoint is due: at once, or once it is enabled again (holdDeliveries). */
+function dueWhile(endpoint: EndpointRow, at: string): string | null {
+  return endpoint.status === 'enabled' ? at : null
+}
+
 /** Queues one event again for one endpoint (whatever its subscriptions); the worker sends it. */
 export async function resend(
   db: Db,
@@ -200,7 +213,7 @@ export async function resend(
   endpointId: string,
   eventId: string,
 ): Promise<void> {
-  await getEndpoint(db, accountId, endpointId)
+  const endpoint = await getEndpoint(db, accountId, endpointId)
   const event = await repo.findEventOfAccount(db, accountId, eventId)
   if (event === undefined)
     throw new ApiError('event_not_found', `No event ${eventId} in your account.`, { param: 'event_id' })
@@ -218,7 +231,7 @@ export async function resend(
       dedupe_key: null,
       status: 'pending',
       attempts: 0,
-      next_attempt_at: at,
+      next_attempt_at: dueWhile(endpoint, at),
       locked_until: null,
       created_at: at,
       updated_at: at,
@@ -250,7 +263,7 @@ export async function sendTestEvent(
       dedupe_key: null,
       status: 'pending',
       attempts: 0,
-      next_attempt_at: at,
+      next_attempt_at: dueWhile(endpoint, at),
       locked_until: null,
       created_at: at,
       updated_at: at,

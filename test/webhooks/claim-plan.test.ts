@@ -13,10 +13,13 @@ import { DIALECT, describeDb } from '../helpers/database.ts'
 const DONE = 3_000
 const OPEN = 20_000
 const LIMIT = 29
-const AT = '2026-11-24T09:00:00.000Z'
+// Due an hour ago; claimed as of an hour from now (enabling an endpoint makes its deliveries due
+// at the service's clock: now).
+const HOUR = 3_600_000
+const AT = new Date(Date.now() - HOUR).toISOString()
 const options = {
-  now: '2026-11-24T10:00:00.000Z',
-  lockedUntil: '2026-11-24T10:00:30.000Z',
+  now: new Date(Date.now() + HOUR).toISOString(),
+  lockedUntil: new Date(Date.now() + 2 * HOUR).toISOString(),
   limit: LIMIT,
   excludeEndpoints: [],
 }
@@ -37,30 +40,33 @@ function nodes(node: PlanNode): PlanNode[] {
 // since filled with a burst of open ones. The claim must read what it takes, not the backlog.
 describeDb('the webhooks worker claims from a backlog by reading only what it takes', () => {
   let t: TestApp
-  let endpointId: string
+  let call: ReturnType<typeof withKey>
+  let accountId: string
 
-  beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
-    const { apiKey } = await t.newAccount()
-    const answer = await withKey(
-      t.app,
-      apiKey,
-    )({
+  async function newEndpoint(): Promise<string> {
+    const answer = await call({
       method: 'POST',
       url: '/v1/webhook_endpoint',
       payload: JSON.stringify({ url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] }),
       headers: { 'content-type': 'application/json' },
     })
     expect(answer.statusCode).toBe(201)
-    const endpoint = answer.json() as { id: string }
-    endpointId = endpoint.id
-    const { account_id: accountId } = await t.database.db
-      .selectFrom('webhook_endpoints')
-      .select('account_id')
-      .where('id', '=', endpointId)
-      .executeTakeFirstOrThrow()
-    const delivery = (n: number, status: 'succeeded' | 'pending'): NewDelivery => ({
-      id: `dlv_plan${n}`,
+    return (answer.json() as { id: string }).id
+  }
+
+  async function setStatus(endpointId: string, status: 'enabled' | 'disabled') {
+    const answer = await call({
+      method: 'PATCH',
+      url: `/v1/webhook_endpoint/${endpointId}`,
+      payload: JSON.stringify({ status }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(answer.statusCode).toBe(200)
+  }
+
+  function delivery(endpointId: string, n: number, status: 'succeeded' | 'pending'): NewDelivery {
+    return {
+      id: `dlv_${endpointId}_${n}`,
       endpoint_id: endpointId,
       account_id: accountId,
       event_id: `evt_plan${n}`,
@@ -75,36 +81,59 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
       locked_until: null,
       created_at: AT,
       updated_at: AT,
+    }
+  }
+
+  /** What the claim's plan reads of the deliveries table (PostgreSQL), and how. */
+  async function deliveriesScan(): Promise<PlanNode | undefined> {
+    const compiled = claimCandidates(t.database.db, options).compile()
+    const plan = await t.database.db.transaction().execute(async (trx) => {
+      await useClaimPlan(trx)
+      const result = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
+      )
+      return result.rows[0]!['QUERY PLAN'][0].Plan
     })
+    expect(nodes(plan).map((n) => n['Node Type'])).not.toContain('Sort')
+    return nodes(plan).find((n) => n.Alias === 'd')
+  }
+
+  const claim = () => t.database.db.transaction().execute((trx) => claimDue(trx, options))
+
+  let backlogEndpoint: string
+
+  beforeAll(async () => {
+    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
+    const { apiKey } = await t.newAccount()
+    call = withKey(t.app, apiKey)
+    backlogEndpoint = await newEndpoint()
+    accountId = (
+      await t.database.db
+        .selectFrom('webhook_endpoints')
+        .select('account_id')
+        .where('id', '=', backlogEndpoint)
+        .executeTakeFirstOrThrow()
+    ).account_id
     const db = t.database.db
     await insertDeliveries(
       db,
-      Array.from({ length: DONE }, (_, i) => delivery(i + 1, 'succeeded')),
+      Array.from({ length: DONE }, (_, i) => delivery(backlogEndpoint, i + 1, 'succeeded')),
     )
     await sql`analyze`.execute(db)
     await insertDeliveries(
       db,
-      Array.from({ length: OPEN }, (_, i) => delivery(DONE + i + 1, 'pending')),
+      Array.from({ length: OPEN }, (_, i) => delivery(backlogEndpoint, DONE + i + 1, 'pending')),
     )
   }, 60_000)
   afterAll(async () => t.close())
 
   it('walks the due index in order and stops at the limit: no sort of the backlog', async () => {
-    const compiled = claimCandidates(t.database.db, options).compile()
     if (DIALECT === 'postgres') {
-      const plan = await t.database.db.transaction().execute(async (trx) => {
-        await useClaimPlan(trx)
-        const result = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
-        )
-        return result.rows[0]!['QUERY PLAN'][0].Plan
-      })
-      const all = nodes(plan)
-      expect(all.map((n) => n['Node Type'])).not.toContain('Sort')
-      const scan = all.find((n) => n.Alias === 'd')
+      const scan = await deliveriesScan()
       expect(scan?.['Index Name']).toBe('webhook_deliveries_due')
       expect(scan?.['Actual Rows']).toBe(LIMIT)
     } else {
+      const compiled = claimCandidates(t.database.db, options).compile()
       const result = await t.database.db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
       )
@@ -115,8 +144,34 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
   })
 
   it('claims the oldest due deliveries, in order', async () => {
-    const claimed = await t.database.db.transaction().execute((trx) => claimDue(trx, options))
+    const claimed = await claim()
     expect(claimed.map((d) => d.event_seq)).toEqual(Array.from({ length: LIMIT }, (_, i) => DONE + i + 1))
     expect(claimed.every((d) => d.locked_until === options.lockedUntil)).toBe(true)
+  })
+
+  it("holds a disabled endpoint's backlog out of the claim's way, and makes it due again once enabled", async () => {
+    await setStatus(backlogEndpoint, 'disabled')
+    const other = await newEndpoint()
+    await insertDeliveries(
+      t.database.db,
+      [1, 2, 3].map((n) => delivery(other, DONE + OPEN + n, 'pending')),
+    )
+    // Only the other endpoint's three deliveries are read: none of the 20,000 held ones.
+    if (DIALECT === 'postgres') expect((await deliveriesScan())?.['Actual Rows']).toBe(3)
+    const held = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', backlogEndpoint)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', 'is', null)
+      .executeTakeFirstOrThrow()
+    expect(Number(held.n)).toBe(OPEN)
+    expect((await claim()).map((d) => d.endpoint_id)).toEqual([other, other, other])
+
+    await setStatus(backlogEndpoint, 'enabled')
+    // Due again, in their order; the 29 claimed before stay with their claim until it lapses.
+    expect((await claim()).map((d) => d.event_seq)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => DONE + LIMIT + i + 1),
+    )
   })
 })

@@ -276,6 +276,17 @@ describeDb('webhook deliveries (the worker, time injected)', () => {
     const read = (await call({ method: 'GET', url: `/v1/webhook_endpoint/${endpoint.id}` })).json()
     expect(read.status).toBe('disabled')
     expect(read.disabled_reason).toContain('5 days in which every delivery failed')
+    const open = () =>
+      t.database.db
+        .selectFrom('webhook_deliveries')
+        .select('next_attempt_at')
+        .where('endpoint_id', '=', endpoint.id)
+        .where('status', 'in', ['pending', 'retrying'])
+        .execute()
+    // While it is disabled, its open deliveries wait with no due time, out of the claim's way.
+    const held = await open()
+    expect(held.length).toBeGreaterThan(0)
+    expect(held.map((d) => d.next_attempt_at)).toEqual(held.map(() => null))
     const enabled = await call({
       method: 'PATCH',
       url: `/v1/webhook_endpoint/${endpoint.id}`,
@@ -283,6 +294,10 @@ describeDb('webhook deliveries (the worker, time injected)', () => {
       headers: { 'content-type': 'application/json' },
     })
     expect(enabled.json()).toMatchObject({ status: 'enabled', disabled_reason: null })
+    // Enabled again, what waited is due at once.
+    script = () => 200
+    await w.runOnce()
+    expect(await open()).toEqual([])
   })
 
   it('connects to the address it checked, and checks again at delivery (DNS rebinding)', async () => {
