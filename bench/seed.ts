@@ -22,21 +22,31 @@ export function seedSqlitePets(
       | undefined
     if (account === undefined) throw new Error(`no account ${email} to seed pets for`)
     const at = new Date().toISOString()
-    const before = (db.prepare('select coalesce(max(id), 0) as n from pets').get() as { n: number }).n
+    // Ids are per account (src/db/account-ids.ts): the seeded pets take the account's next ones,
+    // and its counter moves past them, as the service's own creates would have left it.
+    const { lastSeq, lastId } = db
+      .prepare(
+        'select (select coalesce(max(seq), 0) from pets) as lastSeq, coalesce(max(id), 0) as lastId from pets where account_id = ?',
+      )
+      .get(account.id) as { lastSeq: number; lastId: number }
     const pets = db.prepare(`
       with recursive n(i) as (select 1 union all select i + 1 from n limit ?)
-      insert into pets (account_id, name, owner_id, species, breed, status, photo_urls, category, tags,
+      insert into pets (id, account_id, name, owner_id, species, breed, status, photo_urls, category, tags,
                         version, created_at, updated_at)
-      select ?, 'Seed ' || i, null, case i % 3 when 0 then 'cat' else 'dog' end, null, 'available', '[]',
+      select ? + i, ?, 'Seed ' || i, null, case i % 3 when 0 then 'cat' else 'dog' end, null, 'available', '[]',
              null, null, 1, ?, ? from n`)
     const events = db.prepare(`
       insert into events (id, account_id, type, object_id, data, previous_attributes, created_at)
-      select 'evt_seed' || id, account_id, 'pet.created', cast(id as text),
+      select 'evt_seed' || seq, account_id, 'pet.created', cast(id as text),
              json_object('id', id, 'object', 'pet', 'name', name, 'status', status), null, created_at
-      from pets where id > ?`)
+      from pets where seq > ?`)
+    const counter = db.prepare(
+      "update account_sequences set next_id = max(next_id, ?) where account_id = ? and kind = 'pet'",
+    )
     db.transaction(() => {
-      pets.run(count, account.id, at, at)
-      events.run(before)
+      pets.run(count, lastId, account.id, at, at)
+      events.run(lastSeq)
+      counter.run(lastId + count + 1, account.id)
     })()
     db.pragma('wal_checkpoint(TRUNCATE)')
     const total = (db.prepare('select count(*) as n from pets').get() as { n: number }).n
