@@ -6,6 +6,7 @@ import type { Request } from 'autocannon'
  */
 
 const randomInt = (min: number, max: number): number => min + Math.floor(Math.random() * (max - min + 1))
+const anyOf = (ids: readonly number[]): number => ids[randomInt(0, ids.length - 1)]!
 
 export const CREATE_BODY = 'name=Rex&species=dog&breed=Beagle'
 
@@ -21,13 +22,13 @@ export function createRequests(authorization: string, path = '/v1/pet'): Request
   ]
 }
 
-/** GET /v2/pet/{id} with a bearer token, ids 1..maxId. */
-export function readRequests(authorization: string, maxId: number): Request[] {
+/** GET /v2/pet/{id} with a bearer token, any of the pets' ids (bench/pet-ids.ts). */
+export function readRequests(authorization: string, ids: readonly number[]): Request[] {
   return [
     {
       method: 'GET',
       headers: { authorization },
-      setupRequest: (request) => ({ ...request, path: `/v2/pet/${randomInt(1, maxId)}` }),
+      setupRequest: (request) => ({ ...request, path: `/v2/pet/${anyOf(ids)}` }),
     },
   ]
 }
@@ -36,7 +37,7 @@ export function readRequests(authorization: string, maxId: number): Request[] {
  * PUT /v2/pet with a bearer token: a new name each time, so every request really writes
  * (an update that changes nothing would be answered without touching the database).
  */
-export function updateRequests(authorization: string, maxId: number): Request[] {
+export function updateRequests(authorization: string, ids: readonly number[]): Request[] {
   let n = 0
   return [
     {
@@ -46,7 +47,7 @@ export function updateRequests(authorization: string, maxId: number): Request[] 
       setupRequest: (request) => ({
         ...request,
         body: JSON.stringify({
-          id: randomInt(1, maxId),
+          id: anyOf(ids),
           name: `Rex ${++n}`,
           photoUrls: [],
           status: 'available',
@@ -57,16 +58,17 @@ export function updateRequests(authorization: string, maxId: number): Request[] 
 }
 
 /** GET /v1/pet?limit=10&starting_after=… with the cursor deep in the table (older half). */
-export function listRequests(authorization: string, maxId: number): Request[] {
-  const low = Math.max(12, Math.floor(maxId * 0.1))
-  const high = Math.max(low, Math.floor(maxId * 0.5))
+export function listRequests(authorization: string, ids: readonly number[]): Request[] {
+  // Ascending ids: the older half is the first half, and a cursor there has pages behind it.
+  const low = Math.min(ids.length - 1, Math.max(12, Math.floor(ids.length * 0.1)))
+  const high = Math.max(low, Math.floor(ids.length * 0.5))
   return [
     {
       method: 'GET',
       headers: { authorization },
       setupRequest: (request) => ({
         ...request,
-        path: `/v1/pet?limit=10&starting_after=${randomInt(low, high)}`,
+        path: `/v1/pet?limit=10&starting_after=${ids[randomInt(low, high)]}`,
       }),
     },
   ]

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
 import { measure } from './load.ts'
+import { petIdsOf } from './pet-ids.ts'
 import { seedSqlitePets } from './seed.ts'
 import {
   BENCH_ACCOUNT,
@@ -22,7 +23,6 @@ import {
   createApiKey,
   createOAuthClient,
   fetchBearerToken,
-  newestPetId,
   ROOT,
   startBare,
   startService,
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
       let requests = 0
       let window: [number, number] = [0, Number.POSITIVE_INFINITY]
       try {
-        const maxId = await newestPetId(server.url, basic)
+        const ids = await petIdsOf(databaseUrl, BENCH_ACCOUNT)
         let bearer = ''
         if (name === 'read' || name === 'update') {
           bearer = `Bearer ${await fetchBearerToken(server.url, await createOAuthClient(databaseUrl))}`
@@ -222,9 +222,9 @@ async function main(): Promise<void> {
           healthz: () => [{ method: 'GET', path: '/healthz' }],
           create: () => createRequests(basic),
           'create-webhook': () => createRequests(basic),
-          list: () => listRequests(basic, maxId),
-          read: () => readRequests(bearer, maxId),
-          update: () => updateRequests(bearer, maxId),
+          list: () => listRequests(basic, ids),
+          read: () => readRequests(bearer, ids),
+          update: () => updateRequests(bearer, ids),
         }[name]
         if (requestsFor === undefined) throw new Error(`unknown case ${name}`)
         const spec = { url: server.url, requests: requestsFor(), pid: server.pid, drainPath: '/healthz' }
