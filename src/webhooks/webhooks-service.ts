@@ -201,7 +201,7 @@ export async function listDeliveries(
 }
 
 /** When a new delivery to this endpoint is due: at once, or once it is enabled again (holdDeliveries). */
-function dueWhile(endpoint: EndpointRow, at: string): string | null {
+function firstDueTime(endpoint: EndpointRow, at: string): string | null {
   return endpoint.status === 'enabled' ? at : null
 }
 
@@ -231,7 +231,7 @@ export async function resend(
       dedupe_key: null,
       status: 'pending',
       attempts: 0,
-      next_attempt_at: dueWhile(endpoint, at),
+      next_attempt_at: firstDueTime(endpoint, at),
       locked_until: null,
       created_at: at,
       updated_at: at,
@@ -263,7 +263,7 @@ export async function sendTestEvent(
       dedupe_key: null,
       status: 'pending',
       attempts: 0,
-      next_attempt_at: dueWhile(endpoint, at),
+      next_attempt_at: firstDueTime(endpoint, at),
       locked_until: null,
       created_at: at,
       updated_at: at,
