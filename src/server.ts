@@ -11,6 +11,7 @@ import { answerClusterMetrics, listenForMetrics, type MetricsServer } from './ob
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, type LegacyImport, legacyUploadDir } from './pets/legacy-images-import.ts'
 import { startWebhookWorker } from './webhooks/webhook-worker-start.ts'
+import { purgeFinishedDeliveriesBefore } from './webhooks/webhooks-service.ts'
 
 /** A worker of `serve --workers N` (src/admin-cli/workers.ts): what it does and leaves alone. */
 export interface WorkerRole {
@@ -151,6 +152,7 @@ function startBackgroundJobs(
     maxBatchesPerRun: 100,
     intervalMs: 10 * 60 * 1000,
     onError: (error) => server.log.warn({ err: error }, 'events retention purge failed'),
+    alongside: [purgeFinishedDeliveriesBefore],
   })
   retention.start()
   return {

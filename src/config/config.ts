@@ -264,7 +264,7 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'EVENTS_RETENTION_DAYS',
     default: '30',
     description:
-      'Days an event is kept (`GET /v1/event`, replays of the event stream); older events are deleted in the background, a bounded batch at a time.',
+      'Days an event is kept (`GET /v1/event`, replays of the event stream), and the webhook delivery log with it; older events and finished deliveries are deleted in the background, a bounded batch at a time.',
   },
   {
     env: 'EVENTS_STREAMS_PER_ACCOUNT',

@@ -1,6 +1,9 @@
 import type { Db } from '../db/schema.ts'
 import { purgeEventsBefore } from './events-repository.ts'
 
+/** Deletes up to `batch` of the oldest rows created before `cutoff`; answers how many. */
+export type PurgeBefore = (db: Db, cutoff: string, batch: number) => Promise<number>
+
 const DAY_MS = 24 * 60 * 60 * 1000
 
 export interface EventsRetentionOptions {
@@ -15,12 +18,14 @@ export interface EventsRetentionOptions {
   onError(error: unknown): void
   /** The clock (tests inject one). */
   now?: () => number
+  /** Records kept as long as the events, purged after them in each run (the webhook delivery log). */
+  alongside?: readonly PurgeBefore[]
 }
 
 /**
- * Deletes events older than the retention period, in the background: a run every
- * `intervalMs`, each a bounded number of bounded batches. Any number of instances may run it
- * on one database: the deletes are idempotent.
+ * Deletes events older than the retention period, and the records kept alongside them, in the
+ * background: a run every `intervalMs`, each a bounded number of bounded batches per kind of
+ * record. Any number of instances may run it on one database: the deletes are idempotent.
  */
 export class EventsRetention {
   private timer: NodeJS.Timeout | undefined
@@ -31,17 +36,19 @@ export class EventsRetention {
     private readonly options: EventsRetentionOptions,
   ) {}
 
-  /** One run: answers how many events it deleted. */
+  /** One run: answers how many rows it deleted (events, then the records kept alongside them). */
   async purge(): Promise<number> {
     const now = (this.options.now ?? Date.now)()
     const cutoff = new Date(now - this.options.days * DAY_MS).toISOString()
     let deleted = 0
-    for (let round = 0; round < this.options.maxBatchesPerRun; round++) {
-      const count = await purgeEventsBefore(this.db, cutoff, this.options.batch)
-      deleted += count
-      if (count < this.options.batch) break
-      // Let requests waiting for the database in between.
-      await new Promise((resolve) => setImmediate(resolve))
+    for (const purgeBefore of [purgeEventsBefore, ...(this.options.alongside ?? [])]) {
+      for (let round = 0; round < this.options.maxBatchesPerRun; round++) {
+        const count = await purgeBefore(this.db, cutoff, this.options.batch)
+        deleted += count
+        if (count < this.options.batch) break
+        // Let requests waiting for the database in between.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
     }
     return deleted
   }

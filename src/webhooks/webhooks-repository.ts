@@ -325,6 +325,36 @@ export async function resumeDeliveries(db: Db, endpointId: string, at: string): 
     .execute()
 }
 
+/**
+ * The delivery log is kept as long as the events it delivered (EVENTS_RETENTION_DAYS): deletes
+ * up to `batch` of the oldest finished deliveries (succeeded or failed) created before `cutoff`,
+ * their attempts with them (the foreign key cascades); answers how many deliveries. Open ones
+ * stay, however old: a disabled endpoint's wait to be sent once it is enabled again. Reads the
+ * oldest by `seq` and deletes the run of them past the cutoff, as purgeEventsBefore does, so no
+ * index on `created_at` is needed.
+ */
+export async function purgeFinishedDeliveriesBefore(db: Db, cutoff: string, batch: number): Promise<number> {
+  const oldest = await db
+    .selectFrom('webhook_deliveries')
+    .select(['seq', 'created_at'])
+    .where(sql<boolean>`status in ('succeeded', 'failed')`)
+    .orderBy('seq', 'asc')
+    .limit(batch)
+    .execute()
+  let last: number | undefined
+  for (const row of oldest) {
+    if (row.created_at >= cutoff) break
+    last = Number(row.seq)
+  }
+  if (last === undefined) return 0
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('seq', '<=', last)
+    .where(sql<boolean>`status in ('succeeded', 'failed')`)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
 /** Gives claimed deliveries back (on shutdown), due at once for whichever worker comes next. */
 export async function releaseDeliveries(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return

@@ -271,3 +271,6 @@ export async function sendTestEvent(
   ])
   return eventId
 }
+
+// The delivery log's retention, run with the events' (src/events/events-retention.ts, src/server.ts).
+export { purgeFinishedDeliveriesBefore } from './webhooks-repository.ts'
