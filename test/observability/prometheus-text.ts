@@ -32,6 +32,6 @@ export function sampleValue(samples: Sample[], name: string, labels: Record<stri
 
 export async function scrape(url: string): Promise<Sample[]> {
   const response = await fetch(url)
-  if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
   return parsePrometheus(await response.text())
 }
