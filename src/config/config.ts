@@ -313,7 +313,7 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'WEBHOOKS_ALLOW_INSECURE',
     default: 'false',
     description:
-      '`true` lets webhook endpoints use http and loopback or private addresses: for local development and tests only (a warning is logged at start).',
+      '`true` lets webhook endpoints use http and loopback or private addresses: for local development and tests only (a warning is logged at start). Link-local addresses (the cloud metadata service) stay refused.',
   },
   {
     env: 'WEBHOOK_SECRETS_KEY',

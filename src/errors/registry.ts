@@ -52,7 +52,7 @@ export const ERRORS = {
     status: 400,
     title: 'Webhook URL refused',
     description:
-      'The endpoint URL must be https and must not resolve to a loopback, private, link-local, carrier-grade NAT, multicast or other non-public address; the detail says which rule it broke. `WEBHOOKS_ALLOW_INSECURE=true` lifts both rules for local development.',
+      'The endpoint URL must be https and must not resolve to a loopback, private, link-local, carrier-grade NAT, multicast or other non-public address; the detail says which rule it broke. `WEBHOOKS_ALLOW_INSECURE=true` allows http and loopback or private addresses for local development, never link-local ones such as the metadata service.',
   },
   invalid_id: {
     status: 400,

@@ -42,6 +42,9 @@ const RANGE_NAMES: Record<string, string> = {
   reserved: 'a reserved address',
 }
 
+/** Ranges a local receiver may sit in, allowed only in insecure mode. */
+const LOCAL_DEVELOPMENT_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat'])
+
 /**
  * Server-side request forgery defence (OWASP API7:2023): a webhook URL must be https and every
  * address its host resolves to must be public unicast. Loopback, RFC 1918 and unique local,
@@ -50,7 +53,10 @@ const RANGE_NAMES: Record<string, string> = {
  * (`::ffff:10.0.0.1`) by the IPv4 address they carry. Checked when an endpoint is saved and
  * again before each delivery, which then connects to the address it checked (see
  * src/webhooks/sender.ts), so a DNS answer that changes in between cannot redirect it.
- * `insecure` (WEBHOOKS_ALLOW_INSECURE, for local development) allows http and any address.
+ * `insecure` (WEBHOOKS_ALLOW_INSECURE, for local development) allows http and the addresses a
+ * developer's own receiver has (loopback, private, carrier-grade NAT as VPNs use), and nothing
+ * else: link-local stays refused, since the cloud metadata service lives there and no local
+ * receiver does.
  */
 export async function vetUrl(
   text: string,
@@ -83,15 +89,15 @@ export async function vetUrl(
     }
     if (addresses.length === 0) throw new UrlRefused(`names a host that does not resolve (${host})`)
   }
-  if (!options.insecure) {
-    for (const { address } of addresses) {
-      const range = publicRange(address)
-      if (range !== 'unicast') {
-        throw new UrlRefused(
-          `resolves to ${RANGE_NAMES[range] ?? `a non-public address (${range})`} ${address}`,
-        )
-      }
-    }
+  for (const { address } of addresses) {
+    const range = publicRange(address)
+    if (range === 'unicast' || (options.insecure && LOCAL_DEVELOPMENT_RANGES.has(range))) continue
+    const what = `${RANGE_NAMES[range] ?? `a non-public address (${range})`} ${address}`
+    throw new UrlRefused(
+      options.insecure
+        ? `resolves to ${what}, refused even when WEBHOOKS_ALLOW_INSECURE=true`
+        : `resolves to ${what}`,
+    )
   }
   return { url, addresses }
 }

@@ -65,6 +65,20 @@ describe('webhook URL policy (SSRF)', () => {
   it('allows http and loopback or private targets in insecure mode (local development)', async () => {
     expect(await refusal('http://127.0.0.1:3000/hook', true)).toBe('accepted')
     expect(await refusal('http://internal.example.com/', true)).toBe('accepted')
+    expect(await refusal('http://100.64.0.7/', true)).toBe('accepted')
+    expect(await refusal('http://[fd12:3456::1]/', true)).toBe('accepted')
     expect(await refusal('ftp://hooks.example.com/', true)).toBe('must use https')
+  })
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', 'a link-local address 169.254.169.254'],
+    ['http://metadata.example.com/', 'a link-local address 169.254.169.254'],
+    ['http://[fe80::1]/', 'a link-local address fe80::1'],
+    ['http://0.0.0.0:3000/', 'an unspecified address 0.0.0.0'],
+    ['http://224.0.0.1/', 'a multicast address 224.0.0.1'],
+  ])('still refuses %s in insecure mode: it resolves to %s', async (url, what) => {
+    expect(await refusal(url, true)).toBe(
+      `resolves to ${what}, refused even when WEBHOOKS_ALLOW_INSECURE=true`,
+    )
   })
 })
