@@ -525,6 +525,7 @@ async function postgresGroup(): Promise<void> {
       'create',
       'create-webhook',
       'read',
+      'update',
     ])
     await stop(server)
     if (wanted('create-2-workers')) await twoWorkersCase('postgres', databaseUrl, started.reuse)

@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter } from 'kysely'
+import { runAtomicWrite } from '../db/atomic-write.ts'
 import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { redactSecret } from '../errors/redact.ts'
@@ -67,12 +68,11 @@ export async function runIdempotent(
   const { accountId, key, fingerprint } = request
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter
   if (key === undefined) {
-    // Work that is atomic on its own needs no transaction: on PostgreSQL, BEGIN and COMMIT
-    // would be two of its three round trips. Each statement commits as it answers, so the
-    // response still follows the commit. SQLite keeps the transaction, which its group commit
-    // (src/db/sqlite-group-commit.ts) shares between concurrent requests.
-    if (options.atomicOnPostgres === true && postgres) return { ...(await work(db)), replayed: false }
-    return { ...(await db.transaction().execute(work)), replayed: false }
+    const response =
+      options.atomicOnPostgres === true
+        ? await runAtomicWrite(db, work)
+        : await db.transaction().execute(work)
+    return { ...response, replayed: false }
   }
   return db.transaction().execute(async (trx) => {
     const replay = await claim(trx, postgres, accountId, key, fingerprint)

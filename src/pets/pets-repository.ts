@@ -105,9 +105,8 @@ export async function insertPet(
   return row === undefined ? undefined : toPet(row)
 }
 
-type PetWithEventArgs = NewPetRow & {
-  /** The owner whose existence the insert requires (the `owner` variant only). */
-  owner?: string
+/** The event row of a one-statement change, as that statement's parameters. */
+interface EventArgs {
   event_id: string
   event_account_id: string
   event_type: string
@@ -116,6 +115,44 @@ type PetWithEventArgs = NewPetRow & {
   event_previous_attributes: string | null
   event_created_at: string
 }
+
+function eventArgs(event: NewEventRow): EventArgs {
+  return {
+    event_id: event.id,
+    event_account_id: event.account_id,
+    event_type: event.type,
+    event_object_id: event.object_id,
+    event_data: event.data,
+    event_previous_attributes: event.previous_attributes ?? null,
+    event_created_at: event.created_at,
+  }
+}
+
+/** The row type of a WITH sub-statement written in raw SQL that nothing selects from. */
+type CteRow = Record<string, unknown>
+
+/**
+ * The insert of a change's event, one row per row the change's own sub-statement (`source`)
+ * returned: a change that touched nothing records no event. (Raw SQL in a WITH brings its own
+ * parentheses; Kysely adds them only around its builders.)
+ */
+function insertEventFor(source: string, p: (name: keyof EventArgs) => unknown) {
+  return sql<CteRow>`(insert into events (id, account_id, type, object_id, data, previous_attributes, created_at)
+    select ${p('event_id')}, ${p('event_account_id')}, ${p('event_type')}, ${p('event_object_id')},
+      ${p('event_data')}, ${p('event_previous_attributes')}, ${p('event_created_at')}
+    from ${sql.table(source)})`
+}
+
+/** Whether the user `owner` is one of the account's: the owner check a write folds in. */
+function ownerExists(p: (name: 'account_id' | 'owner') => unknown) {
+  return sql<boolean>`exists (select 1 from users where users.account_id = ${p('account_id')} and users.id = ${p('owner')})`
+}
+
+type PetWithEventArgs = NewPetRow &
+  EventArgs & {
+    /** The owner whose existence the insert requires (the `owner` variant only). */
+    owner?: string
+  }
 
 /** What insertPetWithEvent's statement answers: one row, whatever happened. */
 type PetWithEventRow = { [K in keyof PetRow]: PetRow[K] | null } & { owner_found: boolean }
@@ -170,54 +207,17 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
                 eb.val(p('created_at')).as('created_at'),
                 eb.val(p('updated_at')).as('updated_at'),
               ])
-              .$if(checkOwner, (q) =>
-                q.where(({ exists, selectFrom, lit }) =>
-                  exists(
-                    selectFrom('users')
-                      .select(lit(1).as('one'))
-                      .where('users.account_id', '=', p('account_id'))
-                      .where('users.id', '=', p('owner')!),
-                  ),
-                ),
-              ),
+              .$if(checkOwner, (q) => q.where(ownerExists(p))),
           )
           // As insertPetQuery: a taken id inserts nothing (and then no event either).
           .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
           .returningAll(),
       )
-      .with('inserted_event', (qc) =>
-        qc
-          .insertInto('events')
-          .columns(['id', 'account_id', 'type', 'object_id', 'data', 'previous_attributes', 'created_at'])
-          .expression((eb) =>
-            eb
-              .selectFrom('inserted_pet')
-              .select([
-                eb.val(p('event_id')).as('id'),
-                eb.val(p('event_account_id')).as('account_id'),
-                eb.val(p('event_type')).as('type'),
-                eb.val(p('event_object_id')).as('object_id'),
-                eb.val(p('event_data')).as('data'),
-                eb.val(p('event_previous_attributes')).as('previous_attributes'),
-                eb.val(p('event_created_at')).as('created_at'),
-              ]),
-          ),
-      )
+      .with('inserted_event', () => insertEventFor('inserted_pet', p))
       .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
       .leftJoin('inserted_pet', (join) => join.onTrue())
       .selectAll('inserted_pet')
-      .select(({ exists, selectFrom, lit }) =>
-        sql<boolean>`${
-          checkOwner
-            ? exists(
-                selectFrom('users')
-                  .select(lit(1).as('one'))
-                  .where('users.account_id', '=', p('account_id'))
-                  .where('users.id', '=', p('owner')!),
-              )
-            : sql`true`
-        }`.as('owner_found'),
-      ),
+      .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
 /**
@@ -241,13 +241,7 @@ export async function insertPetWithEvent(
   const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, {
     ...row,
     ...(row.owner_id !== null && { owner: row.owner_id }),
-    event_id: event.id,
-    event_account_id: event.account_id,
-    event_type: event.type,
-    event_object_id: event.object_id,
-    event_data: event.data,
-    event_previous_attributes: event.previous_attributes ?? null,
-    event_created_at: event.created_at,
+    ...eventArgs(event),
   })
   if (answer === undefined) throw new Error('insertPetWithEvent answered no row.')
   const ownerFound = answer.owner_found
@@ -315,6 +309,136 @@ export async function deletePetAtVersion(
     .where('version', '=', version)
     .executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+type UpdateWithEventArgs = UpdateArgs &
+  EventArgs & {
+    owner?: string
+    /** The uploaded images the new photo URLs still name (the `pruneImages` variant only). */
+    keep_images?: string[]
+  }
+
+interface UpdateShape {
+  columns: (keyof PetColumns)[]
+  checkOwner: boolean
+  pruneImages: boolean
+}
+
+/**
+ * PostgreSQL only: updatePetAtVersion's UPDATE and the event's insert in one statement, as
+ * insertPetWithEventQuery does for a create. The update's WHERE holds the version (and the new
+ * owner's existence when the change names one), so a pet that moved on, or a missing owner,
+ * changes nothing and records no event; one row answers either way, with `owner_found`. When
+ * the photo URLs change, the uploaded images they no longer name go in the same statement (an
+ * image lives only as long as a photo URL of its pet names it; deleteImagesOfPetExcept).
+ */
+const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWithEventRow>(
+  ({ columns, checkOwner, pruneImages }) =>
+    `${columns.join()}${checkOwner ? ':owner' : ''}${pruneImages ? ':images' : ''}`,
+  ({ columns, checkOwner, pruneImages }) =>
+    (db, p) =>
+      db
+        .with('updated_pet', (qc) =>
+          qc
+            .updateTable('pets')
+            .set(Object.fromEntries(columns.map((column) => [column, p(column)])) as PetColumns)
+            .set({ version: p('next_version'), updated_at: p('updated_at') })
+            .where('id', '=', p('id'))
+            .where('account_id', '=', p('account_id'))
+            .where('version', '=', p('version'))
+            .$if(checkOwner, (q) => q.where(ownerExists(p)))
+            .returningAll(),
+        )
+        .with('inserted_event', () => insertEventFor('updated_pet', p))
+        // Without images to prune this CTE is a SELECT nothing refers to, which PostgreSQL
+        // does not run.
+        .with('pruned_images', () =>
+          pruneImages
+            ? sql<CteRow>`(delete from pet_images
+                where account_id = ${p('account_id')} and pet_id in (select id from updated_pet)
+                  and not (name = any(${p('keep_images')})))`
+            : sql<CteRow>`(select 1)`,
+        )
+        .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
+        .leftJoin('updated_pet', (join) => join.onTrue())
+        .selectAll('updated_pet')
+        .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
+)
+
+/**
+ * PostgreSQL only: writes `fields` to the pet if it is still at `version` and inserts the event
+ * `eventOf` builds from the pet as it will then be (`current` with `fields`, the next version,
+ * `at`), in one statement that needs no transaction around it. `pet` is undefined when nothing
+ * changed: `ownerFound` false means `fields.ownerId` is not a user of the account, otherwise
+ * the pet moved past `version` (or is gone). `keepImages`, given when the photo URLs change,
+ * names the uploaded images they still point at; the pet's others are deleted with the update.
+ */
+export async function updatePetWithEvent(
+  db: Db,
+  current: Pet,
+  fields: PetFields,
+  at: string,
+  eventOf: (updated: Pet) => NewEventRow,
+  keepImages?: string[],
+): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
+  const columns = toColumns(fields)
+  const event = eventOf({ ...current, ...fields, version: current.version + 1, updatedAt: at })
+  const checkOwner = fields.ownerId != null
+  const [answer] = await updatePetWithEventQuery({
+    columns: Object.keys(columns) as (keyof PetColumns)[],
+    checkOwner,
+    pruneImages: keepImages !== undefined,
+  }).execute(db, {
+    ...(keepImages !== undefined && { keep_images: keepImages }),
+    ...columns,
+    next_version: current.version + 1,
+    updated_at: at,
+    id: current.id,
+    account_id: current.accountId,
+    version: current.version,
+    ...(checkOwner && { owner: fields.ownerId as string }),
+    ...eventArgs(event),
+  })
+  if (answer === undefined) throw new Error('updatePetWithEvent answered no row.')
+  return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound: answer.owner_found }
+}
+
+const deletePetWithEventQuery = prepareQuery<
+  { id: number; account_id: string; version: number } & EventArgs,
+  { id: number }
+>((db, p) =>
+  db
+    .with('deleted_pet', (qc) =>
+      qc
+        .deleteFrom('pets')
+        .where('id', '=', p('id'))
+        .where('account_id', '=', p('account_id'))
+        .where('version', '=', p('version'))
+        .returning('id'),
+    )
+    .with('inserted_event', () => insertEventFor('deleted_pet', p))
+    .selectFrom('deleted_pet')
+    .select('id'),
+)
+
+/**
+ * PostgreSQL only: deletePetAtVersion's DELETE and the event's insert in one statement; false,
+ * and no event, when the pet moved past `version` (or is gone).
+ */
+export async function deletePetWithEvent(
+  db: Db,
+  accountId: string,
+  id: number,
+  version: number,
+  event: NewEventRow,
+): Promise<boolean> {
+  const rows = await deletePetWithEventQuery.execute(db, {
+    id,
+    account_id: accountId,
+    version,
+    ...eventArgs(event),
+  })
+  return rows.length > 0
 }
 
 export interface PetListQuery {

@@ -16,18 +16,26 @@ import { toPetV1 } from './pet-views.ts'
 import {
   countPetsOfOwner,
   deletePetAtVersion,
+  deletePetWithEvent,
   findPet,
   insertPet,
   insertPetWithEvent,
   listPets as listPetPage,
   type PetListQuery,
   updatePetAtVersion,
+  updatePetWithEvent,
 } from './pets-repository.ts'
 
 /**
  * The pet domain shared by v1 and v2: ownership checks, status rules and the event written with
- * every change. Every function takes the transaction its caller (the route) opened.
+ * every change. Every function takes the transaction its caller (the route) opened; on
+ * PostgreSQL, createPet, updatePet and deletePet are atomic without one (each change and its
+ * event are one statement, see src/db/atomic-write.ts).
  */
+
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+}
 
 export function petNotFound(id: number | string): ApiError {
   return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
@@ -62,7 +70,7 @@ export async function createPet(
   id: ReservedId,
 ): Promise<Pet> {
   const values = { ...fields, status: fields.status ?? 'available' }
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     const at = nowIso()
     return id.insert(db, async (n) => {
       const { pet, ownerFound } = await insertPetWithEvent(db, accountId, n, values, at, (created) =>
@@ -132,6 +140,11 @@ const COMPARED: (keyof PetFields)[] = [
  * Changes a pet at its current version. `change` is the fields, or a function of the pet as it is
  * when written (retried with the newer pet when another writer got there first), for a change
  * that builds on what is stored, such as adding a photo URL to the list.
+ *
+ * On PostgreSQL the write is one statement after the read: the update at the version read, the
+ * new owner's check, the pruning of images no photo URL names any more and the `pet.updated`
+ * event (src/pets/pets-repository.ts, updatePetWithEvent). SQLite runs them one by one in the
+ * caller's transaction.
  */
 export async function updatePet(
   db: Db,
@@ -154,21 +167,14 @@ export async function updatePet(
         COMPARED,
       )
       if (changes.status !== undefined) assertTransition(current.status, changes.status)
-      if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
       if (Object.keys(changes).length === 0) return current
       const at = nowIso()
-      const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
-      if (updated === undefined) return undefined
-      // An uploaded image lives only as long as a photo URL of its pet names it.
-      if (changes.photoUrls !== undefined) {
-        await deleteImagesOfPetExcept(db, accountId, id, imageNamesIn(changes.photoUrls))
-      }
       const previousV1 = Object.fromEntries(
         Object.entries(previous)
           .filter(([key]) => V1_NAMES[key] !== undefined)
           .map(([key, value]) => [V1_NAMES[key], value]),
       )
-      await recordEvent(db, {
+      const eventOf = (updated: Pet): EventToRecord => ({
         accountId,
         type: 'pet.updated',
         objectId: String(id),
@@ -176,6 +182,25 @@ export async function updatePet(
         previousAttributes: previousV1,
         at,
       })
+      // An uploaded image lives only as long as a photo URL of its pet names it.
+      const keepImages = changes.photoUrls === undefined ? undefined : imageNamesIn(changes.photoUrls)
+      if (isPostgres(db)) {
+        const written = await updatePetWithEvent(
+          db,
+          current,
+          changes,
+          at,
+          (updated) => newEventRow(eventOf(updated)),
+          keepImages,
+        )
+        if (!written.ownerFound && changes.ownerId != null) throw ownerNotFound(changes.ownerId)
+        return written.pet
+      }
+      if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
+      const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
+      if (updated === undefined) return undefined
+      if (keepImages !== undefined) await deleteImagesOfPetExcept(db, accountId, id, keepImages)
+      await recordEvent(db, eventOf(updated))
       return updated
     },
   })
@@ -198,15 +223,22 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
     missing: () => petNotFound(id),
     ifMatch,
     write: async (current) => {
-      // Its uploaded images go with it (pet_images.pet_id cascades, migration 2026-11-23T03-images).
-      if (!(await deletePetAtVersion(db, accountId, id, current.version))) return undefined
-      await recordEvent(db, {
+      const event: EventToRecord = {
         accountId,
         type: 'pet.deleted',
         objectId: String(id),
         object: toPetV1(current),
         at: nowIso(),
-      })
+      }
+      // Its uploaded images go with it (pet_images.pet_id cascades, migration 2026-11-23T03-images).
+      // On PostgreSQL the delete and its event are one statement.
+      if (isPostgres(db)) {
+        return (await deletePetWithEvent(db, accountId, id, current.version, newEventRow(event)))
+          ? current
+          : undefined
+      }
+      if (!(await deletePetAtVersion(db, accountId, id, current.version))) return undefined
+      await recordEvent(db, event)
       return current
     },
   })

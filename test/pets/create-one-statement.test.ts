@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
 import { findPet } from '../../src/pets/pets-service.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
+import { recordStatements } from '../helpers/statements.ts'
 
 /**
  * Pet creates (POST /v1/pet, POST /v2/pet without an id): on PostgreSQL without an
@@ -224,24 +224,3 @@ describeDb('pet creates: the pet and its event in one write', () => {
     },
   )
 })
-
-/**
- * Every statement the pool's connections send from now on (its SQL text), in order. The
- * create's statements are the only ones while a test waits for it: the test app runs no
- * background work on its own between requests of a test.
- */
-function recordStatements(pool: pg.Pool): string[] {
-  const statements: string[] = []
-  const patched = new WeakSet<pg.PoolClient>()
-  pool.on('acquire', (client) => {
-    if (patched.has(client)) return
-    patched.add(client)
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown
-    ;(client as { query: unknown }).query = (...args: unknown[]) => {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text
-      statements.push(String(text).replace(/\s+/g, ' ').trim())
-      return query(...args)
-    }
-  })
-  return statements
-}

@@ -63,7 +63,7 @@ describeDb('an image upload racing another change of the pet (PostgreSQL, READ C
     await until(async () => {
       const { rows } = await sql<{ waiting: number }>`
         select count(*)::int as waiting from pg_stat_activity
-        where wait_event_type = 'Lock' and query ilike 'update "pets"%' and datname = current_database()`.execute(
+        where wait_event_type = 'Lock' and query ilike '%update "pets"%' and datname = current_database()`.execute(
         t.database.db,
       )
       return rows[0]!.waiting > 0

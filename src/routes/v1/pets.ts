@@ -1,6 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { runAtomicWrite } from '../../db/atomic-write.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import { createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
@@ -126,17 +127,9 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const ifMatch = parseIfMatch(request.headers['if-match'])
-      const pet = await db
-        .transaction()
-        .execute((trx) =>
-          updatePet(
-            trx,
-            request.principal!.accountId,
-            request.params.id,
-            fieldsFromV1(request.body),
-            ifMatch,
-          ),
-        )
+      const pet = await runAtomicWrite(db, (trx) =>
+        updatePet(trx, request.principal!.accountId, request.params.id, fieldsFromV1(request.body), ifMatch),
+      )
       reply.header('etag', etagFor(pet.version))
       return toPetV1(pet)
     },
@@ -162,9 +155,9 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const ifMatch = parseIfMatch(request.headers['if-match'])
-      const pet = await db
-        .transaction()
-        .execute((trx) => deletePet(trx, request.principal!.accountId, request.params.id, ifMatch))
+      const pet = await runAtomicWrite(db, (trx) =>
+        deletePet(trx, request.principal!.accountId, request.params.id, ifMatch),
+      )
       return { id: pet.id, object: 'pet' as const, deleted: true as const }
     },
   )

@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { runAtomicWrite } from '../../db/atomic-write.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import type { StoredResponse } from '../../idempotency/idempotency.ts'
@@ -122,11 +123,9 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
       const id = parseId(sent, 'id', petNotFound)
       assertValid(request)
       const ifMatch = parseIfMatch(request.headers['if-match'])
-      const pet = await db
-        .transaction()
-        .execute((trx) =>
-          updatePet(trx, request.principal!.accountId, id, fieldsFromV2(body as PetInput), ifMatch),
-        )
+      const pet = await runAtomicWrite(db, (trx) =>
+        updatePet(trx, request.principal!.accountId, id, fieldsFromV2(body as PetInput), ifMatch),
+      )
       reply.header('etag', etagFor(pet.version))
       return toPetV2(pet)
     },
@@ -234,9 +233,9 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         fields.status = request.body.status
         fields.statusOmitted = false
       }
-      const pet = await db
-        .transaction()
-        .execute((trx) => updatePet(trx, request.principal!.accountId, request.params.petId, fields))
+      const pet = await runAtomicWrite(db, (trx) =>
+        updatePet(trx, request.principal!.accountId, request.params.petId, fields),
+      )
       reply.header('etag', etagFor(pet.version))
       return toPetV2(pet)
     },
@@ -265,9 +264,9 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request): Promise<ApiResponse> => {
       const ifMatch = parseIfMatch(request.headers['if-match'])
       const { petId } = request.params
-      const pet = await db
-        .transaction()
-        .execute((trx) => deletePet(trx, request.principal!.accountId, petId, ifMatch))
+      const pet = await runAtomicWrite(db, (trx) =>
+        deletePet(trx, request.principal!.accountId, petId, ifMatch),
+      )
       return { code: 200, type: 'unknown', message: String(pet.id) }
     },
   )

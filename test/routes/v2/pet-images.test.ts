@@ -118,6 +118,18 @@ describeDb('v2 pet images: stored in the database, deleted with their URL or pet
     expect(await me.storedImages()).toBe(1)
   })
 
+  it('deletes every image of a pet once a PUT empties its photoUrls', async () => {
+    const me = await asNewAccount()
+    const pet = await me.addPet()
+    const first = await me.uploaded(pet.id)
+    const second = await me.uploaded(pet.id)
+    const put = await me.call('PUT', '/v2/pet', { id: pet.id, name: 'doggie', photoUrls: [] })
+    expect(put.statusCode, put.body).toBe(200)
+    expect((await fetchImage(first)).statusCode).toBe(404)
+    expect((await fetchImage(second)).statusCode).toBe(404)
+    expect(await me.storedImages()).toBe(0)
+  })
+
   it('deletes the images of a deleted pet (v2 and v1): their URLs answer 404', async () => {
     const me = await asNewAccount()
     const v2Pet = await me.addPet()
