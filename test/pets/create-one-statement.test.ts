@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
 import { findPet } from '../../src/pets/pets-service.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
+import { whileEventsRefused } from '../helpers/refused-events.ts'
 import { recordStatements } from '../helpers/statements.ts'
 
 /**
@@ -133,16 +133,8 @@ describeDb('pet creates: the pet and its event in one write', () => {
   })
 
   it('leaves no pet and no event when the event cannot be written', async () => {
-    // Refuses events naming a "Poison" pet, so the create fails after its pet insert.
-    if (DIALECT === 'postgres') {
-      await sql`alter table events add constraint test_no_poison check (position('Poison' in data) = 0)`.execute(
-        t.database.db,
-      )
-    } else {
-      await sql`create trigger test_no_poison before insert on events when instr(new.data, 'Poison') > 0
-        begin select raise(abort, 'poisoned event'); end`.execute(t.database.db)
-    }
-    try {
+    // Events naming a "Poison" pet are refused, so the create fails after its pet insert.
+    await whileEventsRefused(t.database, { word: 'Poison' }, async () => {
       const before = await counts()
       const res = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Poison' }) })
       expect(res.statusCode, res.body).toBe(500)
@@ -154,13 +146,7 @@ describeDb('pet creates: the pet and its event in one write', () => {
         .where('name', '=', 'Poison')
         .execute()
       expect(named).toEqual([])
-    } finally {
-      if (DIALECT === 'postgres') {
-        await sql`alter table events drop constraint test_no_poison`.execute(t.database.db)
-      } else {
-        await sql`drop trigger test_no_poison`.execute(t.database.db)
-      }
-    }
+    })
   })
 
   // PostgreSQL only: the one-statement create is PostgreSQL's (SQLite has no data-modifying

@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
 import { findPet } from '../../src/pets/pets-service.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
+import { whileEventsRefused } from '../helpers/refused-events.ts'
 import { recordStatements } from '../helpers/statements.ts'
 
 /**
@@ -96,51 +96,22 @@ describeDb('pet updates and deletes: the change and its event in one write', () 
 
   it('leaves the pet as it was when the event cannot be written (update and delete)', async () => {
     const id = await newPet('Safe')
-    // Refuses events naming a "Poison" pet, so the change fails with its event.
-    if (DIALECT === 'postgres') {
-      await sql`alter table events add constraint test_no_poison check (position('Poison' in data) = 0)`.execute(
-        t.database.db,
-      )
-    } else {
-      await sql`create trigger test_no_poison before insert on events when instr(new.data, 'Poison') > 0
-        begin select raise(abort, 'poisoned event'); end`.execute(t.database.db)
-    }
-    try {
+    // Events naming a "Poison" pet are refused, so the change fails with its event.
+    await whileEventsRefused(t.database, { word: 'Poison' }, async () => {
       const renamed = await call({ method: 'PATCH', url: `/v1/pet/${id}`, ...form({ name: 'Poison' }) })
       expect(renamed.statusCode, renamed.body).toBe(500)
       const pet = await findPet(t.database.db, accountId, id)
       expect(pet).toMatchObject({ name: 'Safe', version: 1 })
       expect((await eventsOf(id)).map((e) => e.type)).toEqual(['pet.created'])
-    } finally {
-      if (DIALECT === 'postgres') {
-        await sql`alter table events drop constraint test_no_poison`.execute(t.database.db)
-      } else {
-        await sql`drop trigger test_no_poison`.execute(t.database.db)
-      }
-    }
+    })
     const poisoned = await newPet('Poison pill')
-    // Now the constraint refuses the deletion's event, which carries the pet's name.
-    if (DIALECT === 'postgres') {
-      await sql`alter table events add constraint test_no_poison check (type <> 'pet.deleted' or position('Poison' in data) = 0)`.execute(
-        t.database.db,
-      )
-    } else {
-      await sql`create trigger test_no_poison before insert on events
-        when new.type = 'pet.deleted' and instr(new.data, 'Poison') > 0
-        begin select raise(abort, 'poisoned event'); end`.execute(t.database.db)
-    }
-    try {
+    // Now the deletion's event is refused: it carries the pet's name.
+    await whileEventsRefused(t.database, { word: 'Poison', type: 'pet.deleted' }, async () => {
       const deleted = await call({ method: 'DELETE', url: `/v1/pet/${poisoned}` })
       expect(deleted.statusCode, deleted.body).toBe(500)
       expect(await findPet(t.database.db, accountId, poisoned)).toMatchObject({ name: 'Poison pill' })
       expect((await eventsOf(poisoned)).map((e) => e.type)).toEqual(['pet.created'])
-    } finally {
-      if (DIALECT === 'postgres') {
-        await sql`alter table events drop constraint test_no_poison`.execute(t.database.db)
-      } else {
-        await sql`drop trigger test_no_poison`.execute(t.database.db)
-      }
-    }
+    })
   })
 
   // PostgreSQL only: SQLite has no data-modifying WITH, and keeps its transaction.
