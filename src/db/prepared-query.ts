@@ -23,7 +23,8 @@ export interface PreparedQuery<Args, Row> {
   execute(db: Db, args: Args): Promise<Row[]>
 }
 
-type Placeholder<Args> = <K extends keyof Args & string>(name: K) => Args[K]
+/** Stands for the value of parameter `name` in a prepared query's builder. */
+export type Placeholder<Args> = <K extends keyof Args & string>(name: K) => Args[K]
 
 /** Placeholders are strings no caller would pass: a NUL byte, a marker and the name. */
 const MARK = '\u0000prepared:'

@@ -22,7 +22,7 @@ export function assertIfMatch(ifMatch: IfMatch | undefined, currentVersion: numb
  * through 4 instances got 161–171 through; with 20, 190–195 (test/pets/concurrent-writes.test.ts).
  */
 export const MAX_WRITE_ATTEMPTS = 20
-/** Backoff between attempts: random up to 4 ms, 8 ms, 16 ms … at most 50 ms (≤ 0.8 s in all). */
+/** Backoff between attempts: random up to 4 ms, 8 ms, 16 ms … at most 50 ms (about 0.8 s in all). */
 const BACKOFF_BASE_MS = 2
 const BACKOFF_CAP_MS = 50
 

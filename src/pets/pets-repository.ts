@@ -1,6 +1,6 @@
-import { type Insertable, type Selectable, sql } from 'kysely'
-import { prepareQuery, variants } from '../db/prepared-query.ts'
-import type { Db, PetsTable } from '../db/schema.ts'
+import { type Insertable, type QueryCreator, type Selectable, sql } from 'kysely'
+import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
+import type { Database, Db, PetsTable } from '../db/schema.ts'
 import type { NewEventRow } from '../events/event.ts'
 import type { Pet, PetFields } from './pet.ts'
 import type { PetStatus } from './pet-status.ts'
@@ -262,17 +262,24 @@ type PetColumns = Partial<Insertable<PetsTable>>
 /** One UPDATE per set of columns written, each prepared once. */
 type UpdateArgs = PetColumns & { id: number; account_id: string; version: number; next_version: number }
 
+/** The pet's UPDATE at the version read: updatePetAtVersion's, and updatePetWithEvent's first step. */
+function updateAtVersion(
+  qc: QueryCreator<Database>,
+  columns: (keyof PetColumns)[],
+  p: Placeholder<UpdateArgs>,
+) {
+  return qc
+    .updateTable('pets')
+    .set(Object.fromEntries(columns.map((column) => [column, p(column)])) as PetColumns)
+    .set({ version: p('next_version'), updated_at: p('updated_at') })
+    .where('id', '=', p('id'))
+    .where('account_id', '=', p('account_id'))
+    .where('version', '=', p('version'))
+}
+
 const updatePetQuery = variants<(keyof PetColumns)[], UpdateArgs, PetRow>(
   (columns) => columns.join(),
-  (columns) => (db, p) =>
-    db
-      .updateTable('pets')
-      .set(Object.fromEntries(columns.map((column) => [column, p(column)])) as PetColumns)
-      .set({ version: p('next_version'), updated_at: p('updated_at') })
-      .where('id', '=', p('id'))
-      .where('account_id', '=', p('account_id'))
-      .where('version', '=', p('version'))
-      .returningAll(),
+  (columns) => (db, p) => updateAtVersion(db, columns, p).returningAll(),
 )
 
 /** Writes the fields only if the pet is still at `version`; undefined when it is not (or gone). */
@@ -296,19 +303,28 @@ export async function updatePetAtVersion(
   return row === undefined ? undefined : toPet(row)
 }
 
+type DeleteArgs = { id: number; account_id: string; version: number }
+
+/** The pet's DELETE at the version read: deletePetAtVersion's, and deletePetWithEvent's first step. */
+function deleteAtVersion(qc: QueryCreator<Database>, p: Placeholder<DeleteArgs>) {
+  return qc
+    .deleteFrom('pets')
+    .where('id', '=', p('id'))
+    .where('account_id', '=', p('account_id'))
+    .where('version', '=', p('version'))
+    .returning('id')
+}
+
+const deletePetQuery = prepareQuery<DeleteArgs, { id: number }>((db, p) => deleteAtVersion(db, p))
+
 export async function deletePetAtVersion(
   db: Db,
   accountId: string,
   id: number,
   version: number,
 ): Promise<boolean> {
-  const result = await db
-    .deleteFrom('pets')
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('version', '=', version)
-    .executeTakeFirst()
-  return result.numDeletedRows > 0n
+  const rows = await deletePetQuery.execute(db, { id, account_id: accountId, version })
+  return rows.length > 0
 }
 
 type UpdateWithEventArgs = UpdateArgs &
@@ -339,13 +355,7 @@ const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWi
     (db, p) =>
       db
         .with('updated_pet', (qc) =>
-          qc
-            .updateTable('pets')
-            .set(Object.fromEntries(columns.map((column) => [column, p(column)])) as PetColumns)
-            .set({ version: p('next_version'), updated_at: p('updated_at') })
-            .where('id', '=', p('id'))
-            .where('account_id', '=', p('account_id'))
-            .where('version', '=', p('version'))
+          updateAtVersion(qc, columns, p)
             .$if(checkOwner, (q) => q.where(ownerExists(p)))
             .returningAll(),
         )
@@ -403,19 +413,9 @@ export async function updatePetWithEvent(
   return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound: answer.owner_found }
 }
 
-const deletePetWithEventQuery = prepareQuery<
-  { id: number; account_id: string; version: number } & EventArgs,
-  { id: number }
->((db, p) =>
+const deletePetWithEventQuery = prepareQuery<DeleteArgs & EventArgs, { id: number }>((db, p) =>
   db
-    .with('deleted_pet', (qc) =>
-      qc
-        .deleteFrom('pets')
-        .where('id', '=', p('id'))
-        .where('account_id', '=', p('account_id'))
-        .where('version', '=', p('version'))
-        .returning('id'),
-    )
+    .with('deleted_pet', (qc) => deleteAtVersion(qc, p))
     .with('inserted_event', () => insertEventFor('deleted_pet', p))
     .selectFrom('deleted_pet')
     .select('id'),
