@@ -1,4 +1,5 @@
-import { type Kysely, PostgresAdapter } from 'kysely'
+import type { Kysely } from 'kysely'
+import { isPostgres } from './dialect.ts'
 import type { Database, Db } from './schema.ts'
 
 /**
@@ -14,6 +15,6 @@ import type { Database, Db } from './schema.ts'
  * concurrent requests.
  */
 export function runAtomicWrite<T>(db: Kysely<Database>, work: (db: Db) => Promise<T>): Promise<T> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return db.connection().execute(work)
+  if (isPostgres(db)) return db.connection().execute(work)
   return db.transaction().execute(work)
 }

@@ -1,10 +1,11 @@
-import { type Kysely, type MigrationResultSet, Migrator, PostgresAdapter, sql } from 'kysely'
+import { type Kysely, type MigrationResultSet, Migrator, sql } from 'kysely'
 import {
   type DatabaseHandle,
   type DatabaseTimeouts,
   DEFAULT_DATABASE_TIMEOUTS,
   openDatabase,
 } from './database.ts'
+import { isPostgres } from './dialect.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 
@@ -57,7 +58,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
 }
 
 async function postgresSchema(db: Kysely<Database>): Promise<{ migrationTableSchema?: string }> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return {}
+  if (!isPostgres(db)) return {}
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
   const schema = rows[0]?.schema
   return schema === undefined ? {} : { migrationTableSchema: schema }

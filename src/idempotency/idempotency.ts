@@ -1,5 +1,6 @@
-import { type Kysely, PostgresAdapter } from 'kysely'
+import type { Kysely } from 'kysely'
 import { runAtomicWrite } from '../db/atomic-write.ts'
+import { isPostgres } from '../db/dialect.ts'
 import type { Database, Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { redactSecret } from '../errors/redact.ts'
@@ -66,7 +67,7 @@ export async function runIdempotent(
   options: { atomicOnPostgres?: boolean } = {},
 ): Promise<IdempotentResult> {
   const { accountId, key, fingerprint } = request
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+  const postgres = isPostgres(db)
   if (key === undefined) {
     const response =
       options.atomicOnPostgres === true

@@ -1,4 +1,4 @@
-import { PostgresAdapter } from 'kysely'
+import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 
 export interface NewImage {
@@ -56,7 +56,7 @@ export async function imageBytesOfAccount(db: Db, accountId: string): Promise<nu
  * write transaction at a time already.
  */
 export async function lockAccountImages(db: Db, accountId: string): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return
+  if (!isPostgres(db)) return
   await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute()
 }
 

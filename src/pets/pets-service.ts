@@ -1,5 +1,5 @@
-import { PostgresAdapter } from 'kysely'
 import type { ReservedId } from '../db/account-ids.ts'
+import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { type EventToRecord, newEventRow, recordEvent } from '../events/events-service.ts'
@@ -32,10 +32,6 @@ import {
  * PostgreSQL, createPet, updatePet and deletePet are atomic without one (each change and its
  * event are one statement, see src/db/atomic-write.ts).
  */
-
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-}
 
 export function petNotFound(id: number | string): ApiError {
   return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql } from 'kysely'
+import { sql } from 'kysely'
+import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 
 /** Password guesses at an account (`sign_in`) or at a user of one (`user_login`, v2), and sign-ups. */
@@ -43,7 +44,7 @@ export async function deleteAttempt(db: Db, seq: number): Promise<void> {
  * a fixed order (email, then address), so two transactions never wait on each other in a cycle.
  */
 export async function lockAttemptKeys(trx: Db, keys: { scope: string; value: string }[]): Promise<void> {
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return
+  if (!isPostgres(trx)) return
   for (const key of keys) {
     await sql`select pg_advisory_xact_lock(hashtext(${key.scope}), hashtext(${key.value}))`.execute(trx)
   }

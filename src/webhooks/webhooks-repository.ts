@@ -1,4 +1,5 @@
-import { type Insertable, PostgresAdapter, type Selectable, sql, type Updateable } from 'kysely'
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
+import { isPostgres } from '../db/dialect.ts'
 import type { Db, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.ts'
 import type { AttemptRow, EndpointRow } from './webhook-endpoint.ts'
 
@@ -34,10 +35,6 @@ async function pageBySeq<Row extends { seq: number }>(
   }
   const rows = await run(where, 'desc', page.limit + 1)
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit }
-}
-
-export function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter
 }
 
 // --- endpoints ---------------------------------------------------------------------------
