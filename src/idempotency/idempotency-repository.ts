@@ -1,18 +1,9 @@
 import { sql } from 'kysely'
+import { prepareQuery } from '../db/prepared-query.ts'
 import type { Db } from '../db/schema.ts'
+import { type KeyClaim, takeOverStale } from './key-claim-statement.ts'
 
 /** The SQL of the idempotency_keys table; the rules are in idempotency.ts. */
-
-export interface KeyClaim {
-  accountId: string
-  key: string
-  fingerprint: string
-  at: string
-  /** A stored response created at or before this is expired and taken over. */
-  expiredBefore: string
-  /** PostgreSQL: how long to wait for a concurrent holder of the key's row. */
-  lockTimeoutMs: number | undefined
-}
 
 /**
  * Inserts the key as running, or takes over an expired one (or a pre-2026-11-23 claim whose
@@ -20,40 +11,40 @@ export interface KeyClaim {
  * concurrent holder fails with PostgreSQL's lock_not_available (55P03) after that long.
  */
 export async function claimKey(trx: Db, claim: KeyClaim): Promise<boolean> {
-  const claimed = {
-    request_hash: claim.fingerprint,
-    state: 'running' as const,
-    response_status: null,
-    response_headers: null,
-    response_body: null,
-    created_at: claim.at,
-    locked_until: claim.at,
-  }
   // Bound the wait for a concurrent holder of the key to this statement alone.
   if (claim.lockTimeoutMs !== undefined) {
     await sql.raw(`set local lock_timeout = ${Math.trunc(claim.lockTimeoutMs)}`).execute(trx)
   }
-  const taken = await trx
-    .insertInto('idempotency_keys')
-    .values({ account_id: claim.accountId, key: claim.key, ...claimed })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'key'])
-        .doUpdateSet(claimed)
-        .where((eb) =>
-          eb.or([
-            eb('idempotency_keys.created_at', '<=', claim.expiredBefore),
-            eb.and([
-              eb('idempotency_keys.state', '=', 'running'),
-              eb('idempotency_keys.locked_until', '<=', claim.at),
-            ]),
-          ]),
-        ),
-    )
-    .executeTakeFirst()
+  const taken = await claimKeyQuery.execute(trx, {
+    account_id: claim.accountId,
+    key: claim.key,
+    request_hash: claim.fingerprint,
+    at: claim.at,
+    expired_before: claim.expiredBefore,
+  })
   if (claim.lockTimeoutMs !== undefined) await sql`set local lock_timeout to default`.execute(trx)
-  return (taken.numInsertedOrUpdatedRows ?? 0n) > 0n
+  return taken.length > 0
 }
+
+type ClaimArgs = { account_id: string; key: string; request_hash: string; at: string; expired_before: string }
+
+/** The claim's insert, built once (src/db/prepared-query.ts): it runs with every keyed create. */
+const claimKeyQuery = prepareQuery<ClaimArgs, { account_id: string }>((db, p) => {
+  const running = {
+    request_hash: p('request_hash'),
+    state: 'running' as const,
+    response_status: null,
+    response_headers: null,
+    response_body: null,
+    created_at: p('at'),
+    locked_until: p('at'),
+  }
+  return db
+    .insertInto('idempotency_keys')
+    .values({ account_id: p('account_id'), key: p('key'), ...running })
+    .onConflict((oc) => takeOverStale(oc, running, p('expired_before'), p('at')))
+    .returning('account_id')
+})
 
 export async function findKey(trx: Db, accountId: string, key: string) {
   return trx
@@ -64,6 +55,21 @@ export async function findKey(trx: Db, accountId: string, key: string) {
     .executeTakeFirst()
 }
 
+type StoreArgs = { account_id: string; key: string; status: number; headers: string; body: string }
+
+const storeResponseQuery = prepareQuery<StoreArgs, unknown>((db, p) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'done',
+      response_status: p('status'),
+      response_headers: p('headers'),
+      response_body: p('body'),
+    })
+    .where('account_id', '=', p('account_id'))
+    .where('key', '=', p('key')),
+)
+
 /** Marks the key done with the response to replay. */
 export async function storeResponse(
   trx: Db,
@@ -71,17 +77,13 @@ export async function storeResponse(
   key: string,
   response: { status: number; headers: Record<string, string>; body: unknown },
 ): Promise<void> {
-  await trx
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'done',
-      response_status: response.status,
-      response_headers: JSON.stringify(response.headers),
-      response_body: JSON.stringify(response.body),
-    })
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .execute()
+  await storeResponseQuery.execute(trx, {
+    account_id: accountId,
+    key,
+    status: response.status,
+    headers: JSON.stringify(response.headers),
+    body: JSON.stringify(response.body),
+  })
 }
 
 export async function deleteKeysCreatedBefore(db: Db, before: string): Promise<number> {

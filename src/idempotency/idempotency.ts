@@ -8,6 +8,7 @@ import { sha256Hex } from '../lib/hash.ts'
 import { canonicalJson } from '../lib/json.ts'
 import { nowIso } from '../lib/time.ts'
 import { claimKey, deleteKeysCreatedBefore, findKey, storeResponse } from './idempotency-repository.ts'
+import { type KeyClaimArgs, keyClaimArgs } from './key-claim-statement.ts'
 
 /** How long a completed response is kept for replay (README, Idempotent retries). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -48,6 +49,12 @@ export function requestFingerprint(method: string, path: string, params: unknown
 const IN_PROGRESS_WAIT_MS = 2_000
 
 /**
+ * The transactional claim's wait after a one-statement create already waited IN_PROGRESS_WAIT_MS
+ * for a lock (runIdempotentCreate): enough to find the key still held, without doubling the wait.
+ */
+const RECHECK_WAIT_MS = 100
+
+/**
  * Runs `work` at most once per (account, Idempotency-Key), in one transaction that also claims
  * the key and stores the response. Nothing about a request outlives its transaction: if the
  * request fails, or its process dies (kill -9), the claim rolls back with the work, and a retry
@@ -55,33 +62,96 @@ const IN_PROGRESS_WAIT_MS = 2_000
  * running waits for the first's transaction to end (on PostgreSQL, the unique key's row lock;
  * on SQLite, the single writer) and then replays its response; after IN_PROGRESS_WAIT_MS it
  * answers 409, so a 409 means the first request is really still running.
- *
- * Without a key, `work` runs in a transaction of its own, unless `atomicOnPostgres` says that on
- * PostgreSQL it is atomic without one (every statement it sends is a whole change that may be
- * committed alone, such as createPet's one-statement insert): there it runs on `db` itself.
  */
 export async function runIdempotent(
   db: Kysely<Database>,
-  request: { accountId: string; key: string | undefined; fingerprint: string },
+  request: IdempotentRequest,
   work: (trx: Db) => Promise<StoredResponse>,
-  options: { atomicOnPostgres?: boolean } = {},
+  claimWaitMs = IN_PROGRESS_WAIT_MS,
 ): Promise<IdempotentResult> {
   const { accountId, key, fingerprint } = request
-  const postgres = isPostgres(db)
-  if (key === undefined) {
-    const response =
-      options.atomicOnPostgres === true
-        ? await runAtomicWrite(db, work)
-        : await db.transaction().execute(work)
-    return { ...response, replayed: false }
-  }
+  if (key === undefined) return { ...(await db.transaction().execute(work)), replayed: false }
+  const waitMs = isPostgres(db) ? claimWaitMs : undefined
   return db.transaction().execute(async (trx) => {
-    const replay = await claim(trx, postgres, accountId, key, fingerprint)
+    const replay = await claim(trx, waitMs, accountId, key, fingerprint)
     if (replay !== undefined) return { ...replay, replayed: true }
     const response = await work(trx)
     await storeResponse(trx, accountId, key, response)
     return { ...response, replayed: false }
   })
+}
+
+export interface IdempotentRequest {
+  accountId: string
+  key: string | undefined
+  fingerprint: string
+}
+
+/** An Idempotency-Key for a create to claim in its own statement (PostgreSQL). */
+export interface KeyToClaim<T> {
+  /** The key's parameters in the create's statement, with the response to `created` to store. */
+  argsFor(created: T): KeyClaimArgs
+}
+
+/**
+ * A create that is one statement on PostgreSQL (a pet and its event, createPet): atomic on its
+ * own there, so it needs no transaction, and it can claim an Idempotency-Key in that statement.
+ */
+export interface AtomicCreate<T> {
+  create(db: Db): Promise<T>
+  /** The create, claiming `key` in its statement; undefined when it did not (nothing written). */
+  createClaiming(db: Db, key: KeyToClaim<T>): Promise<T | undefined>
+  respond(created: T): StoredResponse
+}
+
+/**
+ * runIdempotent for an AtomicCreate. On PostgreSQL the create runs without a transaction, and
+ * with a key it claims the key and stores its response in its own one statement: one round trip
+ * instead of the transaction's seven (BEGIN, lock_timeout set and reset, the claim, the create,
+ * the response, COMMIT), with the same promises: a statement is atomic, and its claim's wait is
+ * bounded as the transaction's is. When that statement claims nothing (a retry, a key reused with
+ * other parameters, a missing owner: it wrote nothing), the transactional path runs and answers
+ * as it always has. So it does when the statement gave up waiting for a lock, which may be the
+ * key's (held by a request still running) or another (a table locked by maintenance): the
+ * transactional claim tells which, waiting only briefly since the wait has been had, and answers
+ * 409 or goes on. SQLite runs the transactional path, in its group commit.
+ *
+ * A process killed while its statement runs cannot stop it: PostgreSQL finishes and commits it,
+ * and a retry with the key replays its response (README, Idempotent retries).
+ */
+export async function runIdempotentCreate<T>(
+  db: Kysely<Database>,
+  request: IdempotentRequest,
+  creation: AtomicCreate<T>,
+): Promise<IdempotentResult> {
+  const transactional = (claimWaitMs?: number) =>
+    runIdempotent(db, request, async (trx) => creation.respond(await creation.create(trx)), claimWaitMs)
+  if (!isPostgres(db)) return transactional()
+  const { key } = request
+  if (key === undefined) {
+    return { ...creation.respond(await runAtomicWrite(db, (c) => creation.create(c))), replayed: false }
+  }
+  const claim = { ...request, key, ...claimTimes(), lockTimeoutMs: IN_PROGRESS_WAIT_MS }
+  // The response stored with the key is the one answered, so a replay matches it byte for byte.
+  let stored: StoredResponse | undefined
+  const argsFor = (created: T) => {
+    stored = creation.respond(created)
+    return keyClaimArgs(claim, stored)
+  }
+  let created: T | undefined
+  try {
+    created = await runAtomicWrite(db, (c) => creation.createClaiming(c, { argsFor }))
+  } catch (error) {
+    if (isLockTimeout(error)) return transactional(RECHECK_WAIT_MS)
+    throw error
+  }
+  if (created === undefined || stored === undefined) return transactional()
+  return { ...stored, replayed: false }
+}
+
+/** A claim's time, and the time before which a stored response has expired and is taken over. */
+function claimTimes(now = Date.now()): { at: string; expiredBefore: string } {
+  return { at: nowIso(now), expiredBefore: nowIso(now - IDEMPOTENCY_TTL_MS) }
 }
 
 function inProgress(key: string): ApiError {
@@ -104,22 +174,14 @@ function isLockTimeout(error: unknown): boolean {
  */
 async function claim(
   trx: Db,
-  postgres: boolean,
+  lockTimeoutMs: number | undefined,
   accountId: string,
   key: string,
   fingerprint: string,
 ): Promise<StoredResponse | undefined> {
-  const now = Date.now()
   let taken: boolean
   try {
-    taken = await claimKey(trx, {
-      accountId,
-      key,
-      fingerprint,
-      at: nowIso(now),
-      expiredBefore: nowIso(now - IDEMPOTENCY_TTL_MS),
-      lockTimeoutMs: postgres ? IN_PROGRESS_WAIT_MS : undefined,
-    })
+    taken = await claimKey(trx, { accountId, key, fingerprint, ...claimTimes(), lockTimeoutMs })
   } catch (error) {
     if (isLockTimeout(error)) throw inProgress(key)
     throw error

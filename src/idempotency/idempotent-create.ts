@@ -3,9 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Database, Db } from '../db/schema.ts'
 import {
+  type AtomicCreate,
+  type IdempotentRequest,
   type IdempotentResult,
   requestFingerprint,
   runIdempotent,
+  runIdempotentCreate,
   type StoredResponse,
   validateIdempotencyKey,
 } from './idempotency.ts'
@@ -30,30 +33,33 @@ export async function createOnce(
   path: string,
   work: (trx: Db) => Promise<StoredResponse>,
   params: unknown = request.body,
-  options: { atomicOnPostgres?: boolean } = {},
 ): Promise<FastifyReply> {
-  const accountId = request.principal!.accountId
-  const key = validateIdempotencyKey(request.headers['idempotency-key'])
-  // Only a request that carries a key is ever compared with an earlier one: without a key the
-  // hash of the canonical body would be computed for nothing.
-  const fingerprint = key === undefined ? '' : requestFingerprint(request.method, path, params)
-  return sendResult(reply, await runIdempotent(db, { accountId, key, fingerprint }, work, options))
+  return sendResult(reply, await runIdempotent(db, idempotentRequest(request, path, params), work))
 }
 
 /**
- * createOnce for a create whose `work` is atomic on PostgreSQL without a transaction around it
- * (createPet: one statement writes the pet and its event). Without an Idempotency-Key it then
- * runs outside any transaction there, saving BEGIN and COMMIT; with a key, and on SQLite, it
- * runs in a transaction as createOnce's work does.
+ * createOnce for a create that is one statement on PostgreSQL (createPet): there it runs without
+ * a transaction, and claims an Idempotency-Key in that same statement (runIdempotentCreate).
  */
-export async function createOnceAtomic(
+export async function createOnceAtomic<T>(
   db: Kysely<Database>,
   request: FastifyRequest,
   reply: FastifyReply,
   path: string,
-  work: (db: Db) => Promise<StoredResponse>,
+  creation: AtomicCreate<T>,
 ): Promise<FastifyReply> {
-  return createOnce(db, request, reply, path, work, request.body, { atomicOnPostgres: true })
+  return sendResult(
+    reply,
+    await runIdempotentCreate(db, idempotentRequest(request, path, request.body), creation),
+  )
+}
+
+function idempotentRequest(request: FastifyRequest, path: string, params: unknown): IdempotentRequest {
+  const key = validateIdempotencyKey(request.headers['idempotency-key'])
+  // Only a request that carries a key is ever compared with an earlier one: without a key the
+  // hash of the canonical body would be computed for nothing.
+  const fingerprint = key === undefined ? '' : requestFingerprint(request.method, path, params)
+  return { accountId: request.principal!.accountId, key, fingerprint }
 }
 
 /** Sends what runIdempotent produced, marking replays as RFC-draft idempotency replays. */

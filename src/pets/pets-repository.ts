@@ -2,6 +2,7 @@ import { type Insertable, type QueryCreator, type Selectable, sql } from 'kysely
 import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Database, Db, PetsTable } from '../db/schema.ts'
 import type { NewEventRow } from '../events/event.ts'
+import { type KeyClaimArgs, withKeyClaimed } from '../idempotency/key-claim-statement.ts'
 import type { Pet, PetFields } from './pet.ts'
 import type { PetStatus } from './pet-status.ts'
 
@@ -166,6 +167,29 @@ type PetWithEventRow = { [K in keyof PetRow]: PetRow[K] | null } & { owner_found
  * join from a one-row table), so a caller can tell a missing owner from a taken id.
  * One variant requires the owner (`where exists`), the other has no owner to check.
  */
+/** The columns of a new pet, as the one-statement inserts list them. */
+const NEW_PET_COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'owner_id',
+  'species',
+  'breed',
+  'status',
+  'photo_urls',
+  'category',
+  'tags',
+  'status_omitted',
+  'version',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof NewPetRow)[]
+
+/** The new pet's values as a select list (an INSERT … SELECT's source), in NEW_PET_COLUMNS order. */
+function newPetValues(p: Placeholder<NewPetRow>) {
+  return NEW_PET_COLUMNS.map((column) => sql.val(p(column)).as(column))
+}
+
 const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEventRow>(
   (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
   (checkOwner) => (db, p) =>
@@ -173,42 +197,8 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
       .with('inserted_pet', (qc) =>
         qc
           .insertInto('pets')
-          .columns([
-            'id',
-            'account_id',
-            'name',
-            'owner_id',
-            'species',
-            'breed',
-            'status',
-            'photo_urls',
-            'category',
-            'tags',
-            'status_omitted',
-            'version',
-            'created_at',
-            'updated_at',
-          ])
-          .expression(
-            qc
-              .selectNoFrom((eb) => [
-                eb.val(p('id')).as('id'),
-                eb.val(p('account_id')).as('account_id'),
-                eb.val(p('name')).as('name'),
-                eb.val(p('owner_id')).as('owner_id'),
-                eb.val(p('species')).as('species'),
-                eb.val(p('breed')).as('breed'),
-                eb.val(p('status')).as('status'),
-                eb.val(p('photo_urls')).as('photo_urls'),
-                eb.val(p('category')).as('category'),
-                eb.val(p('tags')).as('tags'),
-                eb.val(p('status_omitted')).as('status_omitted'),
-                eb.val(p('version')).as('version'),
-                eb.val(p('created_at')).as('created_at'),
-                eb.val(p('updated_at')).as('updated_at'),
-              ])
-              .$if(checkOwner, (q) => q.where(ownerExists(p))),
-          )
+          .columns(NEW_PET_COLUMNS)
+          .expression(qc.selectNoFrom(newPetValues(p)).$if(checkOwner, (q) => q.where(ownerExists(p))))
           // As insertPetQuery: a taken id inserts nothing (and then no event either).
           .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
           .returningAll(),
@@ -219,6 +209,25 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
       .selectAll('inserted_pet')
       .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
 )
+
+/** A new pet as its one-statement insert takes it: the statement's parameters, its event's included. */
+function newPetStatement(
+  accountId: string,
+  id: number,
+  fields: PetFields & { name: string; status: PetStatus },
+  at: string,
+  eventOf: (pet: Pet) => NewEventRow,
+) {
+  const row = newPetRow(accountId, id, fields, at)
+  // The pet as toPet will read it back: its event (and a stored response) are built from it.
+  const pet = toPet(row)
+  const args: PetWithEventArgs = {
+    ...row,
+    ...(row.owner_id !== null && { owner: row.owner_id }),
+    ...eventArgs(eventOf(pet)),
+  }
+  return { pet, checkOwner: row.owner_id !== null, args }
+}
 
 /**
  * PostgreSQL only: inserts the pet with id `id` and, in the same statement, the event row
@@ -234,18 +243,69 @@ export async function insertPetWithEvent(
   at: string,
   eventOf: (pet: Pet) => NewEventRow,
 ): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
-  const row = newPetRow(accountId, id, fields, at)
-  // The pet as toPet will read it back: its event is built from the same values.
-  const event = eventOf(toPet(row))
-  const checkOwner = row.owner_id !== null
-  const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, {
-    ...row,
-    ...(row.owner_id !== null && { owner: row.owner_id }),
-    ...eventArgs(event),
-  })
+  const { checkOwner, args } = newPetStatement(accountId, id, fields, at, eventOf)
+  const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, args)
   if (answer === undefined) throw new Error('insertPetWithEvent answered no row.')
   const ownerFound = answer.owner_found
   return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound }
+}
+
+const PETS_ID_TAKEN = 'pets_account_pet'
+
+/** The pet's unique (account_id, id) refused the insert: PostgreSQL's unique_violation on it. */
+function isPetIdTaken(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown }
+  return code === '23505' && constraint === PETS_ID_TAKEN
+}
+
+/**
+ * insertPetWithEvent's statement that also claims an Idempotency-Key, storing the response
+ * (withKeyClaimed, src/idempotency/key-claim-statement.ts). The owner check moves into the
+ * claim: a missing owner claims nothing, so inserts nothing. The pet's insert has no ON
+ * CONFLICT here: a taken id must undo the claim, so it fails the whole statement.
+ */
+const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimArgs, PetRow>(
+  (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
+  (checkOwner) => (db, p) =>
+    withKeyClaimed(db, p, checkOwner ? ownerExists(p) : sql<boolean>`true`)
+      .with('inserted_pet', (qc) =>
+        qc
+          .insertInto('pets')
+          .columns(NEW_PET_COLUMNS)
+          .expression(
+            qc.selectFrom('key_claim').select(newPetValues(p)).where('key_claim.account_id', 'is not', null),
+          )
+          .returningAll(),
+      )
+      .with('inserted_event', () => insertEventFor('inserted_pet', p))
+      .selectFrom('inserted_pet')
+      .selectAll(),
+)
+
+/**
+ * PostgreSQL only: insertPetWithEvent that also claims an Idempotency-Key in the same statement,
+ * storing as its response what `claimOf` builds from the pet as it will be stored. Answers the
+ * pet; `'id taken'` when the account already has pet `id` (nothing written); undefined when the
+ * key was not claimed or the owner is not the account's (nothing written either: the caller's
+ * transactional claim tells which, and replays or refuses).
+ */
+export async function insertPetClaimingKey(
+  db: Db,
+  accountId: string,
+  id: number,
+  fields: PetFields & { name: string; status: PetStatus },
+  at: string,
+  eventOf: (pet: Pet) => NewEventRow,
+  claimOf: (pet: Pet) => KeyClaimArgs,
+): Promise<Pet | 'id taken' | undefined> {
+  const { pet, checkOwner, args } = newPetStatement(accountId, id, fields, at, eventOf)
+  try {
+    const [inserted] = await insertPetClaimingKeyQuery(checkOwner).execute(db, { ...args, ...claimOf(pet) })
+    return inserted === undefined ? undefined : toPet(inserted)
+  } catch (error) {
+    if (isPetIdTaken(error)) return 'id taken'
+    throw error
+  }
 }
 
 const findPetQuery = prepareQuery<{ id: number; accountId: string }, PetRow>((db, p) =>

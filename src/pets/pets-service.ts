@@ -3,6 +3,7 @@ import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { type EventToRecord, newEventRow, recordEvent } from '../events/events-service.ts'
+import type { AtomicCreate, KeyToClaim } from '../idempotency/idempotency.ts'
 import { fieldChanges } from '../lib/field-diff.ts'
 import type { IfMatch } from '../lib/optimistic.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
@@ -19,6 +20,7 @@ import {
   deletePetWithEvent,
   findPet,
   insertPet,
+  insertPetClaimingKey,
   insertPetWithEvent,
   listPets as listPetPage,
   type PetListQuery,
@@ -81,6 +83,55 @@ export async function createPet(
   const pet = await id.insert(db, (n) => insertPet(db, accountId, n, values, at))
   await recordEvent(db, petCreated(accountId, pet, at))
   return pet
+}
+
+/** What insertPetClaimingKey's caller makes of an answer that claimed nothing. */
+const NOT_CLAIMED = Symbol('not claimed')
+
+/**
+ * PostgreSQL only: createPet with an Idempotency-Key claimed, and its response stored, in the
+ * create's one statement (insertPetClaimingKey). Undefined when the key was not claimed, or the
+ * owner is not the account's: nothing was written, and the caller's transactional claim tells
+ * a replay from a refusal.
+ */
+export async function createPetClaimingKey(
+  db: Db,
+  accountId: string,
+  fields: PetFields & { name: string },
+  id: ReservedId,
+  key: KeyToClaim<Pet>,
+): Promise<Pet | undefined> {
+  const values = { ...fields, status: fields.status ?? 'available' }
+  const at = nowIso()
+  const outcome = await id.insert(db, async (n) => {
+    const inserted = await insertPetClaimingKey(
+      db,
+      accountId,
+      n,
+      values,
+      at,
+      (created) => newEventRow(petCreated(accountId, created, at)),
+      (created) => key.argsFor(created),
+    )
+    // id.insert tries the next id on undefined: only for a taken id.
+    return inserted === 'id taken' ? undefined : (inserted ?? NOT_CLAIMED)
+  })
+  return outcome === NOT_CLAIMED ? undefined : outcome
+}
+
+/**
+ * createPet and createPetClaimingKey for one new pet, as createOnceAtomic
+ * (src/idempotency/idempotent-create.ts) runs them; the route adds its response.
+ */
+export function petCreation(
+  accountId: string,
+  fields: PetFields & { name: string },
+  id: ReservedId,
+): Omit<AtomicCreate<Pet>, 'respond'> {
+  return {
+    create: (db) => createPet(db, accountId, fields, id),
+    createClaiming: (db, key) => createPetClaimingKey(db, accountId, fields, id, key),
+  }
 }
 
 /**

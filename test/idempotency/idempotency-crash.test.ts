@@ -10,28 +10,43 @@ import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../h
 import { POSTGRES_URL } from '../helpers/postgres.ts'
 
 /**
- * Makes the next `INSERT INTO pets` of a pet named `name` wait until release() is called: a lock
- * held by the test on PostgreSQL; on SQLite, where a lock would stop the request before it
- * starts, a trigger that runs a very long query. Neither touches the service's code.
+ * Makes every `INSERT INTO pets` of a pet named `name` wait until release() is called: a trigger
+ * added by the test, which on PostgreSQL sleeps until a row tells it to go on (a sleep, not a
+ * lock: the statement has by then claimed its key, and no lock timeout ends the wait), and on
+ * SQLite runs a very long query. Neither touches the service's code.
  */
 async function stallPetInserts(database: TestDatabase, name: string) {
   if (DIALECT === 'postgres') {
-    const locker = new pg.Client({ connectionString: POSTGRES_URL })
-    await locker.connect()
-    await locker.query(`set search_path = ${database.schema}`)
-    await locker.query('begin')
-    await locker.query('lock table pets in exclusive mode')
+    const control = new pg.Client({ connectionString: POSTGRES_URL })
+    await control.connect()
+    await control.query(`set search_path = ${database.schema}`)
+    await control.query(`
+      create table stall_release (go boolean);
+      create function stall_pet() returns trigger language plpgsql as $$
+      begin
+        while not exists (select 1 from stall_release) loop perform pg_sleep(0.02); end loop;
+        return new;
+      end $$;
+      create trigger stall_pet before insert on pets
+        for each row when (new.name = '${name}') execute function stall_pet();
+    `)
+    const stalled = async () => {
+      const { rows } = await control.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'`,
+      )
+      return (rows[0] as { n: number }).n
+    }
     return {
-      /** True once a server connection waits for the lock. */
-      async reached() {
-        const { rows } = await locker.query(
-          `select count(*)::int as n from pg_locks where relation = 'pets'::regclass and not granted`,
-        )
-        return (rows[0] as { n: number }).n > 0
-      },
+      /** True once a server connection sleeps in the trigger. */
+      reached: async () => (await stalled()) > 0,
+      /** Lets the stalled statements go on, and waits until they have. */
       async release() {
-        await locker.query('rollback')
-        await locker.end()
+        await control.query('insert into stall_release values (true)')
+        while ((await stalled()) > 0) await new Promise((r) => setTimeout(r, 20))
+        await control.query(
+          'drop trigger stall_pet on pets; drop function stall_pet(); drop table stall_release',
+        )
+        await control.end()
       },
     }
   }
@@ -77,7 +92,14 @@ describeDb('Idempotency-Key after a crash (kill -9)', () => {
     await database.destroy()
   })
 
-  const start = () => startServerProcess(PET_SERVICE_BIN, { DATABASE_URL: database.url, RATE_LIMIT_RPS: '0' })
+  // A statement limit well past the test's own waits: the stalled create must still be running
+  // when the process is killed, however slow the machine.
+  const start = () =>
+    startServerProcess(PET_SERVICE_BIN, {
+      DATABASE_URL: database.url,
+      RATE_LIMIT_RPS: '0',
+      DB_STATEMENT_TIMEOUT_SECONDS: '60',
+    })
   const create = (base: string) =>
     fetch(`${base}/v1/pet`, {
       method: 'POST',
@@ -89,7 +111,7 @@ describeDb('Idempotency-Key after a crash (kill -9)', () => {
       body: 'name=Stalled&species=dog',
     })
 
-  it('lets a retry with the same key succeed at once after the server was killed mid-request, creating once', async () => {
+  it('lets a retry with the same key answer at once after the server was killed mid-request, creating once', async () => {
     const stall = await stallPetInserts(database, 'Stalled')
     server = await start()
     const base = `http://127.0.0.1:${server.port}`
@@ -118,11 +140,19 @@ describeDb('Idempotency-Key after a crash (kill -9)', () => {
     const retry = await create(`http://127.0.0.1:${server.port}`)
     const body = await retry.text()
     expect(retry.status, body).toBe(201)
-    expect(retry.headers.get('idempotent-replayed')).toBeNull()
+    if (DIALECT === 'postgres') {
+      // The killed process had sent its one statement (the key's claim, the pet, the event and
+      // the response): PostgreSQL finished and committed it, so the retry replays its answer.
+      expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    } else {
+      // SQLite's transaction died with the process: the retry runs afresh.
+      expect(retry.headers.get('idempotent-replayed')).toBeNull()
+    }
     expect(Date.now() - startedAt).toBeLessThan(5_000)
     const again = await create(`http://127.0.0.1:${server.port}`)
     expect(again.status).toBe(201)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(await again.json()).toEqual(JSON.parse(body))
     const pets = await database.db.selectFrom('pets').select('id').where('name', '=', 'Stalled').execute()
     expect(pets).toHaveLength(1)
   }, 60_000)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { requestFingerprint } from '../../src/idempotency/idempotency.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -85,6 +86,47 @@ describeDb('Idempotency-Key on POST', () => {
     // Nothing was stored for the failed attempt, so the corrected request may use the same key.
     expect(retried.statusCode).toBe(201)
     expect(retried.json().owner_id).toBe(user.id)
+  })
+
+  it('takes over a key whose stored response has expired (24 h), creating afresh', async () => {
+    const first = await post('expired-1', { name: 'Old' })
+    expect(first.statusCode).toBe(201)
+    const dayAndAnHourAgo = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString()
+    await t.database.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: dayAndAnHourAgo, locked_until: dayAndAnHourAgo })
+      .where('account_id', '=', accountId)
+      .where('key', '=', 'expired-1')
+      .execute()
+    // Other parameters too: the expired key no longer binds them.
+    const fresh = await post('expired-1', { name: 'New' })
+    expect(fresh.statusCode, fresh.body).toBe(201)
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined()
+    expect(fresh.json().id).not.toBe(first.json().id)
+    const replay = await post('expired-1', { name: 'New' })
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(replay.json()).toEqual(fresh.json())
+    expect(await countPets('New')).toBe(1)
+  })
+
+  it('takes over a claim left running by a version before 2026-11-23 once its lease passed', async () => {
+    const past = new Date(Date.now() - 60_000).toISOString()
+    const future = new Date(Date.now() + 60_000).toISOString()
+    const request_hash = requestFingerprint('POST', '/v1/pet', { name: 'Leased' })
+    const leftRunning = { request_hash, state: 'running' as const, created_at: past }
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values([
+        { account_id: accountId, key: 'lease-passed', ...leftRunning, locked_until: past },
+        { account_id: accountId, key: 'lease-held', ...leftRunning, locked_until: future },
+      ])
+      .execute()
+    const taken = await post('lease-passed', { name: 'Leased' })
+    expect(taken.statusCode, taken.body).toBe(201)
+    const held = await post('lease-held', { name: 'Leased' })
+    expect(held.statusCode, held.body).toBe(409)
+    expect(held.json().code).toBe('idempotency_request_in_progress')
+    expect(await countPets('Leased')).toBe(1)
   })
 
   it('keeps keys apart between accounts', async () => {

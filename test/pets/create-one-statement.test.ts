@@ -1,6 +1,11 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { Db } from '../../src/db/schema.ts'
+import { keyClaimArgs } from '../../src/idempotency/key-claim-statement.ts'
+import type { Pet } from '../../src/pets/pet.ts'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
-import { findPet } from '../../src/pets/pets-service.ts'
+import { insertPet } from '../../src/pets/pets-repository.ts'
+import { createPetClaimingKey, findPet } from '../../src/pets/pets-service.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
@@ -8,10 +13,11 @@ import { whileEventsRefused } from '../helpers/refused-events.ts'
 import { recordStatements } from '../helpers/statements.ts'
 
 /**
- * Pet creates (POST /v1/pet, POST /v2/pet without an id): on PostgreSQL without an
- * Idempotency-Key, one statement writes the pet and its pet.created event (insertPetWithEvent,
- * src/pets/pets-repository.ts); on SQLite, and with a key, a transaction does. Either way the
- * event is written exactly when the pet is, and stores the pet as v1 shows it.
+ * Pet creates (POST /v1/pet, POST /v2/pet without an id): on PostgreSQL one statement writes the
+ * pet and its pet.created event (insertPetWithEvent, src/pets/pets-repository.ts), and with an
+ * Idempotency-Key also claims the key and stores the response (insertPetClaimingKey); on SQLite
+ * a transaction does. Either way the event is written exactly when the pet is, and stores the
+ * pet as v1 shows it.
  */
 describeDb('pet creates: the pet and its event in one write', () => {
   let t: TestApp
@@ -113,10 +119,29 @@ describeDb('pet creates: the pet and its event in one write', () => {
     // The id the account's reserved block hands out next, taken by a client first.
     const chosen = await v2({ id: next, name: 'chosen', photoUrls: [] })
     expect(chosen.statusCode, chosen.body).toBe(200)
+    // With an Idempotency-Key the pet's insert, the key's claim and the event are one statement
+    // on PostgreSQL: the taken id undoes the claim with it, and the next id is tried.
+    const keyedCreate = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v2/pet',
+        headers: { ...bearer(token), 'idempotency-key': `past-chosen-${client.accountId}` },
+        payload: { name: 'keyed', photoUrls: [] },
+      })
+    const keyed = await keyedCreate()
+    expect(keyed.statusCode, keyed.body).toBe(200)
+    const keyedId = (keyed.json() as { id: number }).id
+    expect(keyedId).toBeGreaterThan(next)
+    const replay = await keyedCreate()
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(replay.body).toBe(keyed.body)
+    // And without a key.
+    const takenNext = await v2({ id: keyedId + 1, name: 'chosen too', photoUrls: [] })
+    expect(takenNext.statusCode, takenNext.body).toBe(200)
     const assigned = await v2({ name: 'assigned', photoUrls: [] })
     expect(assigned.statusCode, assigned.body).toBe(200)
     const id = (assigned.json() as { id: number }).id
-    expect(id).toBeGreaterThan(next)
+    expect(id).toBeGreaterThan(keyedId + 1)
 
     const events = await t.database.db
       .selectFrom('events')
@@ -128,6 +153,8 @@ describeDb('pet creates: the pet and its event in one write', () => {
     expect(events.map((e) => [Number(e.object_id), (JSON.parse(e.data) as { name: string }).name])).toEqual([
       [next - 1, 'first'],
       [next, 'chosen'],
+      [keyedId, 'keyed'],
+      [keyedId + 1, 'chosen too'],
       [id, 'assigned'],
     ])
   })
@@ -196,17 +223,102 @@ describeDb('pet creates: the pet and its event in one write', () => {
       expect(missing.statusCode, missing.body).toBe(400)
       expect(statements).toHaveLength(1)
 
-      // With a key: the transaction that claims the key and stores the response.
-      statements.length = 0
-      const keyed = await call({
-        method: 'POST',
-        url: '/v1/pet',
-        payload: { name: 'Rex' },
-        headers: { 'idempotency-key': `one-trip-${Date.now()}` },
+      // With a key, v1 and v2, with and without an owner: still one statement, which also
+      // claims the key and stores the response.
+      const key = `one-trip-${Date.now()}`
+      for (const keyed of [
+        () =>
+          call({
+            method: 'POST',
+            url: '/v1/pet',
+            payload: { name: 'Rex' },
+            headers: { 'idempotency-key': `${key}-v1` },
+          }),
+        () =>
+          call({
+            method: 'POST',
+            url: '/v1/pet',
+            payload: { name: 'Rex', owner_id: owner.json().id },
+            headers: { 'idempotency-key': `${key}-v1-owner` },
+          }),
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: '/v2/pet',
+            headers: { ...bearer(token), 'idempotency-key': `${key}-v2` },
+            payload: { name: 'Tom', photoUrls: [] },
+          }),
+      ]) {
+        statements.length = 0
+        const res = await keyed()
+        expect(res.statusCode, res.body).toBeLessThan(300)
+        expect(statements, statements.join('\n')).toHaveLength(1)
+        expect(statements[0]).toMatch(
+          /^with "key_lock_timeout_before" as .* "inserted_pet" as \(insert into "pets"/,
+        )
+        // The replay is the stored response: the one answered, byte for byte.
+        const replay = await keyed()
+        expect(replay.headers['idempotent-replayed']).toBe('true')
+        expect(replay.body).toBe(res.body)
+        expect(replay.headers.location).toBe(res.headers.location)
+        expect(replay.headers.etag).toBe(res.headers.etag)
+      }
+    },
+  )
+
+  // Skipped on SQLite, which has neither lock_timeout nor the one-statement keyed create.
+  it.runIf(DIALECT === 'postgres')(
+    "bounds only the key's claim by its lock_timeout: the pet's insert waits as without a key, and the setting is back after",
+    async () => {
+      const setting = async (db: Db) =>
+        (await sql<{ lock_timeout: string }>`show lock_timeout`.execute(db)).rows[0]?.lock_timeout
+      const before = await setting(t.database.db)
+      const id = await t.database.ids.reserve(accountId, 'pet')
+      const key = {
+        argsFor: (pet: Pet) =>
+          keyClaimArgs(
+            {
+              accountId,
+              key: `setting-${Date.now()}`,
+              fingerprint: 'f',
+              at: new Date().toISOString(),
+              expiredBefore: new Date(0).toISOString(),
+              lockTimeoutMs: 200,
+            },
+            { status: 201, headers: {}, body: pet.id },
+          ),
+      }
+      // Another transaction inserts a pet with the very id and holds it for a second before it
+      // rolls back: the create's insert waits on it (a unique index), longer than the claim's 200 ms.
+      let inserted!: () => void
+      const insertedNow = new Promise<void>((resolve) => {
+        inserted = resolve
       })
-      expect(keyed.statusCode, keyed.body).toBe(201)
-      expect(statements[0]).toBe('begin')
-      expect(statements.at(-1)).toBe('commit')
+      const holding = t.database.db
+        .transaction()
+        .execute(async (trx) => {
+          await insertPet(
+            trx,
+            accountId,
+            id.id,
+            { name: 'Holder', status: 'available' },
+            new Date().toISOString(),
+          )
+          inserted()
+          await new Promise((resolve) => setTimeout(resolve, 1000))
+          throw new Error('roll back')
+        })
+        .catch(() => undefined)
+      await insertedNow
+      const startedAt = Date.now()
+      const { pet, after } = await t.database.db.connection().execute(async (connection) => ({
+        pet: await createPetClaimingKey(connection, accountId, { name: 'Waited' }, id, key),
+        after: await setting(connection),
+      }))
+      await holding
+      expect(pet).toMatchObject({ id: id.id, name: 'Waited' })
+      expect(Date.now() - startedAt).toBeGreaterThan(500)
+      expect(after).toBe(before)
     },
   )
 })

@@ -7,7 +7,7 @@ import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import { createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
-import { createPet, deletePet, getPet, listPets, petNotFound, updatePet } from '../../pets/pets-service.ts'
+import { deletePet, getPet, listPets, petCreation, petNotFound, updatePet } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { parseId } from '../v2/int64.ts'
 import {
@@ -70,18 +70,13 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = request.principal!
       const id = await database.ids.reserve(accountId, 'pet')
-      return createOnceAtomic(db, request, reply, '/v1/pet', async (trx) => {
-        const pet = await createPet(
-          trx,
-          accountId,
-          { ...fieldsFromV1(request.body), name: request.body.name },
-          id,
-        )
-        return {
+      return createOnceAtomic(db, request, reply, '/v1/pet', {
+        ...petCreation(accountId, { ...fieldsFromV1(request.body), name: request.body.name }, id),
+        respond: (pet) => ({
           status: 201,
           headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },
           body: toPetV1(pet),
-        }
+        }),
       })
     },
   )

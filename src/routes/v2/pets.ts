@@ -8,11 +8,11 @@ import { createOnce, createOnceAtomic, IdempotencyHeaders } from '../../idempote
 import type { Pet, PetFields } from '../../pets/pet.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
 import {
-  createPet,
   deletePet,
   findPetsByStatus,
   findPetsByTags,
   getPet,
+  petCreation,
   petNotFound,
   savePetWithId,
   updatePet,
@@ -85,10 +85,11 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
       if (chosen === undefined) {
         // Reserved before the transaction opens (see src/db/account-ids.ts).
         const id = await database.ids.reserve(accountId, 'pet')
-        // createPet is atomic on its own on PostgreSQL: no transaction there without a key.
-        return createOnceAtomic(db, request, reply, '/v2/pet', async (trx) =>
-          respond(await createPet(trx, accountId, fields, id)),
-        )
+        // One statement on PostgreSQL, the Idempotency-Key's claim included.
+        return createOnceAtomic(db, request, reply, '/v2/pet', {
+          ...petCreation(accountId, fields, id),
+          respond,
+        })
       }
       return createOnce(db, request, reply, '/v2/pet', async (trx) =>
         respond((await savePetWithId(trx, accountId, chosen, fields)).pet),
