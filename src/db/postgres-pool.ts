@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import { DatabaseUnavailableError, databaseFailure, isServerReported } from './database-errors.ts'
+import { isStalePreparedStatement, statementName } from './named-statements.ts'
 
 export interface PostgresPoolOptions {
   poolSize: number
@@ -86,16 +87,35 @@ export function createPostgresPool(databaseUrl: string, options: PostgresPoolOpt
 class CheckedOutClient implements PostgresPoolClient {
   broken: Error | undefined
   readonly #client: pg.PoolClient
+  /** Between Kysely's `begin` (or `start transaction …`) and its `commit` or `rollback`. */
+  #inTransaction = false
 
   constructor(client: pg.PoolClient) {
     this.#client = client
   }
 
-  // Kysely calls query(sql, parameters) and, for streaming, query(cursor); both go through as given.
+  // Kysely calls query(sql, parameters) and, for streaming, query(cursor); both go through as
+  // given, except that the SQL of a query prepared once goes as a named statement.
   query(...args: unknown[]): never {
-    const result = (this.#client.query as (...a: unknown[]) => unknown)(...args)
+    const [text, values] = args
+    const name = typeof text === 'string' ? statementName(text) : undefined
+    if (name === undefined && typeof text === 'string') this.#noteTransaction(text)
+    const query = this.#client.query as (...a: unknown[]) => unknown
+    const result =
+      name === undefined ? query.apply(this.#client, args) : query.call(this.#client, { name, text, values })
     if (!(result instanceof Promise)) return result as never
     return result.catch((error: unknown) => {
+      if (isStalePreparedStatement(error)) {
+        // The connection's statements were planned for the tables as they were before a
+        // migration: the pool drops it, and a fresh one prepares them again. Outside a
+        // transaction the statement did nothing and runs again, unnamed, on this connection;
+        // inside one the transaction is lost, and the request answers 503 (retry shortly).
+        this.broken = error as Error
+        if (!this.#inTransaction) return query.apply(this.#client, args)
+        throw new DatabaseUnavailableError('a migration changed a table under a prepared statement', {
+          cause: error,
+        })
+      }
       if (databaseFailure(error) === 'unavailable' && !isServerReported(error)) {
         this.broken = error instanceof Error ? error : new Error(String(error))
       }
@@ -103,7 +123,14 @@ class CheckedOutClient implements PostgresPoolClient {
     }) as never
   }
 
+  #noteTransaction(text: string): void {
+    if (text === 'begin' || text.startsWith('start transaction')) this.#inTransaction = true
+    else if (text === 'commit' || text === 'rollback') this.#inTransaction = false
+  }
+
   release(): void {
+    // A connection released mid-transaction is rolled back or dropped by the pool's user.
+    this.#inTransaction = false
     this.#client.release(this.broken)
   }
 }

@@ -1,4 +1,6 @@
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely'
+import { isPostgres } from './dialect.ts'
+import { nameStatement } from './named-statements.ts'
 import type { Db } from './schema.ts'
 
 /**
@@ -42,6 +44,8 @@ export function prepareQuery<Args extends object, Row>(
       let entry = compiled.get(dialect)
       if (entry === undefined) {
         const query = build(db, ((name: string) => `${MARK}${name}`) as Placeholder<Args>).compile()
+        // On PostgreSQL, parsed and planned once per connection (src/db/named-statements.ts).
+        if (isPostgres(db)) nameStatement(query.sql)
         entry = { query, slots: query.parameters.map(toSlot) }
         compiled.set(dialect, entry)
       }

@@ -1,0 +1,33 @@
+/**
+ * Names for the SQL of the queries prepared once (src/db/prepared-query.ts), so that PostgreSQL
+ * parses and plans each of them once per connection instead of on every request: node-postgres
+ * sends a named statement's Parse the first time a connection runs it and only Bind and Execute
+ * after (https://node-postgres.com/features/queries#prepared-statements). Any other SQL goes
+ * unnamed, as before: it is not known to repeat.
+ *
+ * A name stands for one SQL text in this process; a connection remembers the statements it has
+ * parsed, so a name must never be given to another text.
+ */
+const names = new Map<string, string>()
+
+/** Gives `sql` a statement name, once. */
+export function nameStatement(sql: string): void {
+  if (!names.has(sql)) names.set(sql, `pet_service_${names.size + 1}`)
+}
+
+/** The statement name of `sql`, if it was named. */
+export function statementName(sql: string): string | undefined {
+  return names.get(sql)
+}
+
+/**
+ * PostgreSQL refuses to run a prepared statement whose result columns changed under it (a
+ * migration of a newer version added a column to a table it selects `*` from, while this
+ * process keeps serving): SQLSTATE 0A000, "cached plan must not change result type", raised by
+ * the plan cache's revalidation. Told by the routine that raised it, which, unlike the message,
+ * does not follow the server's `lc_messages`. Its connection must be dropped.
+ */
+export function isStalePreparedStatement(error: unknown): boolean {
+  const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown }
+  return code === '0A000' && routine === 'RevalidateCachedQuery'
+}
