@@ -22,6 +22,19 @@ export function createRequests(authorization: string, path = '/v1/pet'): Request
   ]
 }
 
+/**
+ * createRequests with a new Idempotency-Key on every request, as the client libraries send
+ * every create: the key's claim and the stored response come on top of the create.
+ */
+export function keyedCreateRequests(authorization: string): Request[] {
+  const run = `${process.pid}-${Date.now()}`
+  let n = 0
+  return createRequests(authorization).map((request) => ({
+    ...request,
+    setupRequest: (r) => ({ ...r, headers: { ...r.headers, 'idempotency-key': `bench-${run}-${++n}` } }),
+  }))
+}
+
 /** GET /v2/pet/{id} with a bearer token, any of the pets' ids (bench/pet-ids.ts). */
 export function readRequests(authorization: string, ids: readonly number[]): Request[] {
   return [

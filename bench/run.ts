@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
-//                [--cases=floor,create,create-webhook,read,update,list,create-2-workers,peer]
+//                [--cases=floor,create,create-keyed,create-webhook,read,update,list,create-2-workers,peer]
 //
 // Measures the service against a bare node:http server in the same run (see README,
 // "Performance"), and against hand-written peers (bench/peer-server.ts) and itself with two
@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
+import { createRequests, keyedCreateRequests, listRequests, readRequests, updateRequests } from './cases.ts'
 import {
   type CaseMeasurement,
   CONNECTIONS,
@@ -221,7 +221,7 @@ async function serviceCases(
   databaseUrl: string,
   caps: Capabilities,
   creds: Credentials,
-  which: ('floor' | 'create' | 'create-webhook' | 'read' | 'update' | 'list')[],
+  which: ('floor' | 'create' | 'create-keyed' | 'create-webhook' | 'read' | 'update' | 'list')[],
 ): Promise<void> {
   which = which.filter(wanted)
   const pets = () => newestPetId(server.url, creds.basic)
@@ -242,6 +242,18 @@ async function serviceCases(
         petsBefore: await pets(),
       },
       () => run(server, createRequests(creds.basic)),
+    )
+  }
+  if (which.includes('create-keyed')) {
+    await runCase(
+      {
+        id: `${group}.create-keyed`,
+        label: `create, Idempotency-Key${labelSuffix}`,
+        group,
+        request: 'POST /v1/pet (form, Basic key, a new Idempotency-Key each)',
+        petsBefore: await pets(),
+      },
+      () => run(server, keyedCreateRequests(creds.basic)),
     )
   }
   if (which.includes('create-webhook')) await createWithWebhook(group, labelSuffix, server, creds)
@@ -434,6 +446,7 @@ async function sqliteGroups(): Promise<void> {
       await serviceCases('sqlite', '', server, databaseUrl, caps, creds, [
         'floor',
         'create',
+        'create-keyed',
         'create-webhook',
         'read',
         'update',
@@ -523,6 +536,7 @@ async function postgresGroup(): Promise<void> {
     server = started.server
     await serviceCases('postgres', ' (PostgreSQL)', server, databaseUrl, started.caps, started.creds, [
       'create',
+      'create-keyed',
       'create-webhook',
       'read',
       'update',
@@ -606,6 +620,7 @@ const TARGETS: Record<string, number> = {
   'sqlite.update': 0.2,
   'sqlite.list': 0.3,
   'postgres.create': 0.12,
+  'postgres.read': 0.25,
 }
 
 function checks(): Check[] {
@@ -641,6 +656,28 @@ function checks(): Check[] {
     value: worstP99 === undefined ? 'not measured' : `${worstP99.p99Ms?.toFixed(2)} ms (${worstP99.label})`,
     met: worstP99 === undefined ? null : (worstP99.p99Ms ?? 0) <= 10,
   })
+  const postgresCreate = ran('postgres.create')
+  out.push({
+    name: 'p99 of create (PostgreSQL) at 50 connections',
+    target: '≤ 15 ms',
+    value: postgresCreate === undefined ? 'not measured' : `${postgresCreate.p99Ms?.toFixed(2)} ms`,
+    met: postgresCreate === undefined ? null : (postgresCreate.p99Ms ?? 0) <= 15,
+  })
+  for (const group of ['sqlite', 'postgres']) {
+    const create = ran(`${group}.create`)
+    const keyed = ran(`${group}.create-keyed`)
+    const value =
+      create?.ratio !== undefined && keyed?.ratio !== undefined ? keyed.ratio / create.ratio : undefined
+    out.push({
+      name: `create with an Idempotency-Key vs without${group === 'postgres' ? ' (PostgreSQL)' : ''}`,
+      target: 'for information',
+      value:
+        value === undefined
+          ? 'not measured'
+          : `${ratio(value)} (${keyed?.cpuUsPerRequest?.toFixed(0)} vs ${create?.cpuUsPerRequest?.toFixed(0)} µs CPU/request)`,
+      met: null,
+    })
+  }
   // Per process: the 2-worker cases' figure is the sum of three processes.
   const single = service.filter((c) => !c.id.endsWith('.create-2-workers'))
   const peak = Math.max(0, ...single.map((c) => c.peakRssMb ?? 0))
