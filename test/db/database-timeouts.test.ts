@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
 import { databaseFailure } from '../../src/db/database-errors.ts'
+import { createTestApp } from '../helpers/app.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { POSTGRES_URL } from '../helpers/postgres.ts'
 
@@ -35,6 +36,20 @@ describeDb('database timeouts', () => {
   })
 
   if (DIALECT === 'postgres') {
+    it("gives a test app's connections the DB_*_TIMEOUT_SECONDS its test asks for", async () => {
+      // Tests under heavy contention raise them; a helper that dropped them made those tests flaky.
+      const t = await createTestApp({ DB_LOCK_TIMEOUT_SECONDS: '7', DB_STATEMENT_TIMEOUT_SECONDS: '9' })
+      try {
+        const setting = async (name: 'lock_timeout' | 'statement_timeout') =>
+          (await sql<{ setting: string }>`select current_setting(${name}) as setting`.execute(t.database.db))
+            .rows[0]?.setting
+        expect(await setting('lock_timeout')).toBe('7s')
+        expect(await setting('statement_timeout')).toBe('9s')
+      } finally {
+        await t.close()
+      }
+    })
+
     it('cancels a statement past DB_STATEMENT_TIMEOUT_SECONDS as "unavailable", and keeps the connection', async () => {
       const { ms, error } = await failure(() => sql`select pg_sleep(3)`.execute(bounded.db))
       expect((error as { code?: string }).code).toBe('57014')

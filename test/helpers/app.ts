@@ -5,6 +5,7 @@ import type { Scope } from '../../src/access/scopes.ts'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { type BuildAppOptions, buildApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config/config.ts'
+import { databaseTimeouts } from '../../src/db/database.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
 
@@ -68,8 +69,14 @@ export async function createTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const shared = options.database
+  // The database's waits (DB_*_TIMEOUT_SECONDS) are the connection's, set when it opens.
+  const timeouts = databaseTimeouts(loadConfig({ RATE_LIMIT_RPS: '0', ...env }))
   const database =
-    shared ?? (await createTestDatabase(options.tracer === undefined ? {} : { tracer: options.tracer }))
+    shared ??
+    (await createTestDatabase({
+      timeouts,
+      ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    }))
   const config = loadConfig({ RATE_LIMIT_RPS: '0', ...env, DATABASE_URL: database.url })
   const app = await buildApp({
     config,

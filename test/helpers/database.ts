@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Tracer } from '@opentelemetry/api'
 import pg from 'pg'
 import { describe } from 'vitest'
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
+import { type DatabaseHandle, type DatabaseTimeouts, openDatabase } from '../../src/db/database.ts'
 import { migrateAtStart, migrateToLatest } from '../../src/db/migrate.ts'
 import { randomBase62 } from '../../src/lib/ids.ts'
 import { POSTGRES_URL, postgresReachable } from './postgres.ts'
@@ -38,10 +38,13 @@ export interface TestDatabase extends DatabaseHandle {
  * or a new schema on the test PostgreSQL server. destroy() removes it.
  */
 export async function createTestDatabase(
-  options: { migrate?: boolean; tracer?: Tracer } = {},
+  options: { migrate?: boolean; tracer?: Tracer; timeouts?: DatabaseTimeouts } = {},
 ): Promise<TestDatabase> {
   const migrate = options.migrate ?? true
-  const traced = options.tracer === undefined ? {} : { tracer: options.tracer }
+  const traced = {
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+  }
   if (DIALECT === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pet-service-test-'))
     const url = `sqlite:${join(dir, 'test.db')}`

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
+import { type DatabaseHandle, databaseTimeouts, openDatabase } from '../../src/db/database.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 
@@ -14,13 +14,13 @@ describeDb('concurrent writes without If-Match', () => {
   let calls: ReturnType<typeof withKey>[]
 
   beforeAll(async () => {
-    // Contended writes on a loaded CI machine can outlast the default 5 s database waits; the
-    // lost-update rules are under test here, not the timeouts.
+    // 200 contended writes queue for a few pooled connections: on a loaded CI machine the wait
+    // can outlast the default 5 s (503). The lost-update rules are under test here, not the timeouts.
     t = await createTestApp({ DB_CONNECT_TIMEOUT_SECONDS: '30', DB_LOCK_TIMEOUT_SECONDS: '30' })
     const { apiKey } = await t.newAccount()
     call = withKey(t.app, apiKey)
     for (let i = 0; DIALECT === 'postgres' && i < 3; i++) {
-      const database = openDatabase(t.database.url, { poolSize: 10 })
+      const database = openDatabase(t.database.url, { poolSize: 10, timeouts: databaseTimeouts(t.config) })
       const app = await buildApp({ config: t.config, database, logger: false })
       others.push({ app, database })
     }
