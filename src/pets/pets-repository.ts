@@ -158,15 +158,6 @@ type PetWithEventArgs = NewPetRow &
 /** What insertPetWithEvent's statement answers: one row, whatever happened. */
 type PetWithEventRow = { [K in keyof PetRow]: PetRow[K] | null } & { owner_found: boolean }
 
-/**
- * PostgreSQL only (SQLite has no data-modifying WITH): the pet's insert and its event's in one
- * statement. The event is inserted from the pet insert's RETURNING rows, so an id already taken
- * (ON CONFLICT DO NOTHING) or a missing owner inserts neither, and one statement is atomic on its
- * own: no transaction is needed around it. All sub-statements see one snapshot, so the owner
- * check and the answer's `owner_found` agree. The outer select answers exactly one row (a left
- * join from a one-row table), so a caller can tell a missing owner from a taken id.
- * One variant requires the owner (`where exists`), the other has no owner to check.
- */
 /** The columns of a new pet, as the one-statement inserts list them. */
 const NEW_PET_COLUMNS = [
   'id',
@@ -190,6 +181,15 @@ function newPetValues(p: Placeholder<NewPetRow>) {
   return NEW_PET_COLUMNS.map((column) => sql.val(p(column)).as(column))
 }
 
+/**
+ * PostgreSQL only (SQLite has no data-modifying WITH): the pet's insert and its event's in one
+ * statement. The event is inserted from the pet insert's RETURNING rows, so an id already taken
+ * (ON CONFLICT DO NOTHING) or a missing owner inserts neither, and one statement is atomic on its
+ * own: no transaction is needed around it. All sub-statements see one snapshot, so the owner
+ * check and the answer's `owner_found` agree. The outer select answers exactly one row (a left
+ * join from a one-row table), so a caller can tell a missing owner from a taken id.
+ * One variant requires the owner (`where exists`), the other has no owner to check.
+ */
 const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEventRow>(
   (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
   (checkOwner) => (db, p) =>
@@ -210,14 +210,17 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
       .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
+/** A new pet for a one-statement insert: the pet, and the event `eventOf` builds from it. */
+export interface NewPetInsert {
+  accountId: string
+  id: number
+  fields: PetFields & { name: string; status: PetStatus }
+  at: string
+  eventOf: (pet: Pet) => NewEventRow
+}
+
 /** A new pet as its one-statement insert takes it: the statement's parameters, its event's included. */
-function newPetStatement(
-  accountId: string,
-  id: number,
-  fields: PetFields & { name: string; status: PetStatus },
-  at: string,
-  eventOf: (pet: Pet) => NewEventRow,
-) {
+function newPetStatement({ accountId, id, fields, at, eventOf }: NewPetInsert) {
   const row = newPetRow(accountId, id, fields, at)
   // The pet as toPet will read it back: its event (and a stored response) are built from it.
   const pet = toPet(row)
@@ -237,13 +240,9 @@ function newPetStatement(
  */
 export async function insertPetWithEvent(
   db: Db,
-  accountId: string,
-  id: number,
-  fields: PetFields & { name: string; status: PetStatus },
-  at: string,
-  eventOf: (pet: Pet) => NewEventRow,
+  insert: NewPetInsert,
 ): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
-  const { checkOwner, args } = newPetStatement(accountId, id, fields, at, eventOf)
+  const { checkOwner, args } = newPetStatement(insert)
   const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, args)
   if (answer === undefined) throw new Error('insertPetWithEvent answered no row.')
   const ownerFound = answer.owner_found
@@ -291,14 +290,10 @@ const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimA
  */
 export async function insertPetClaimingKey(
   db: Db,
-  accountId: string,
-  id: number,
-  fields: PetFields & { name: string; status: PetStatus },
-  at: string,
-  eventOf: (pet: Pet) => NewEventRow,
+  insert: NewPetInsert,
   claimOf: (pet: Pet) => KeyClaimArgs,
 ): Promise<Pet | 'id taken' | undefined> {
-  const { pet, checkOwner, args } = newPetStatement(accountId, id, fields, at, eventOf)
+  const { pet, checkOwner, args } = newPetStatement(insert)
   try {
     const [inserted] = await insertPetClaimingKeyQuery(checkOwner).execute(db, { ...args, ...claimOf(pet) })
     return inserted === undefined ? undefined : toPet(inserted)

@@ -23,6 +23,7 @@ import {
   insertPetClaimingKey,
   insertPetWithEvent,
   listPets as listPetPage,
+  type NewPetInsert,
   type PetListQuery,
   updatePetAtVersion,
   updatePetWithEvent,
@@ -67,22 +68,31 @@ export async function createPet(
   fields: PetFields & { name: string },
   id: ReservedId,
 ): Promise<Pet> {
-  const values = { ...fields, status: fields.status ?? 'available' }
   if (isPostgres(db)) {
-    const at = nowIso()
+    const insertWithId = newPetInsert(accountId, fields, nowIso())
     return id.insert(db, async (n) => {
-      const { pet, ownerFound } = await insertPetWithEvent(db, accountId, n, values, at, (created) =>
-        newEventRow(petCreated(accountId, created, at)),
-      )
+      const { pet, ownerFound } = await insertPetWithEvent(db, insertWithId(n))
       if (!ownerFound && fields.ownerId != null) throw ownerNotFound(fields.ownerId)
       return pet
     })
   }
+  const values = { ...fields, status: fields.status ?? 'available' }
   if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
   const at = nowIso()
   const pet = await id.insert(db, (n) => insertPet(db, accountId, n, values, at))
   await recordEvent(db, petCreated(accountId, pet, at))
   return pet
+}
+
+/** PostgreSQL's one-statement insert of a new pet and its `pet.created` event, for the id tried. */
+function newPetInsert(
+  accountId: string,
+  fields: PetFields & { name: string },
+  at: string,
+): (id: number) => NewPetInsert {
+  const values = { ...fields, status: fields.status ?? 'available' }
+  const eventOf = (created: Pet) => newEventRow(petCreated(accountId, created, at))
+  return (id) => ({ accountId, id, fields: values, at, eventOf })
 }
 
 /** What insertPetClaimingKey's caller makes of an answer that claimed nothing. */
@@ -101,18 +111,9 @@ export async function createPetClaimingKey(
   id: ReservedId,
   key: KeyToClaim<Pet>,
 ): Promise<Pet | undefined> {
-  const values = { ...fields, status: fields.status ?? 'available' }
-  const at = nowIso()
+  const insertWithId = newPetInsert(accountId, fields, nowIso())
   const outcome = await id.insert(db, async (n) => {
-    const inserted = await insertPetClaimingKey(
-      db,
-      accountId,
-      n,
-      values,
-      at,
-      (created) => newEventRow(petCreated(accountId, created, at)),
-      (created) => key.argsFor(created),
-    )
+    const inserted = await insertPetClaimingKey(db, insertWithId(n), (created) => key.argsFor(created))
     // id.insert tries the next id on undefined: only for a taken id.
     return inserted === 'id taken' ? undefined : (inserted ?? NOT_CLAIMED)
   })
