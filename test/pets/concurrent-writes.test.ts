@@ -74,7 +74,7 @@ describeDb('concurrent writes without If-Match', () => {
 
   // Writers that all wait on one row lock retry in rounds of one winner each: past a handful of
   // attempts the last ones used to get 412. Holding the lock from outside makes every writer
-  // collide at once. PostgreSQL only: SQLite's writers run one at a time and never collide.
+  // collide at once. Skipped on SQLite, whose writers run one at a time and never collide.
   it.runIf(DIALECT === 'postgres')(
     'lets 24 writers that collide at once through (or 409), never 412, on PostgreSQL',
     async () => {

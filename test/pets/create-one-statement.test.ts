@@ -176,7 +176,7 @@ describeDb('pet creates: the pet and its event in one write', () => {
     })
   })
 
-  // PostgreSQL only: the one-statement create is PostgreSQL's (SQLite has no data-modifying
+  // Skipped on SQLite: the one-statement create is PostgreSQL's (SQLite has no data-modifying
   // WITH, and keeps its transaction, shared by its group commit).
   it.runIf(DIALECT === 'postgres')(
     'sends one statement for a create without an Idempotency-Key (no BEGIN, no COMMIT)',
