@@ -31,7 +31,3 @@ export function record(row: Row, fields: string[] = Object.keys(row)): string {
   const width = Math.max(...fields.map((f) => f.length))
   return fields.map((f) => `${f.padEnd(width)}  ${cell(row[f])}`).join('\n')
 }
-
-export const PET_COLUMNS = ['id', 'name', 'species', 'breed', 'owner_id', 'status', 'created_at']
-export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'created_at']
-export const ORDER_COLUMNS = ['id', 'pet_id', 'quantity', 'status', 'complete', 'ship_date', 'created_at']

@@ -10,7 +10,7 @@ import {
 import { type SseMessage, SseParser } from '../../clients/typescript/src/sse.ts'
 
 // The TypeScript client's events and webhook endpoint namespaces against a local server that
-// speaks the API's contract (README "Events and webhooks"): request shapes, pagination, and the
+// speaks the API's contract (docs/api.md, "Events"): request shapes, pagination, and the
 // Server-Sent Events stream's parsing and reconnection, with failures a real service rarely
 // shows on demand (a dropped connection mid-stream, silence, a 503). The same operations
 // against the real service are in events-live.sqlite.test.ts.

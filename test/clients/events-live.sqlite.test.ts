@@ -1,6 +1,9 @@
 import { execFile, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Webhook } from 'standardwebhooks'
@@ -315,6 +318,7 @@ print(json.dumps({"types": [e["type"] for e in events], "one": one["id"] == even
   it('petctl listen forwards live events, signed, to a receiver that verifies with standardwebhooks', async (context) => {
     needs(context, '/v1/event/stream')
     const receiver = await startReceiver(200)
+    const configHome = mkdtempSync(join(tmpdir(), 'petctl-listen-'))
     const child = spawn(
       process.execPath,
       [
@@ -327,7 +331,15 @@ print(json.dumps({"types": [e["type"] for e in events], "one": one["id"] == even
         '--last-event-id',
         (await newestEventId())!,
       ],
-      { env: { ...process.env, PET_SERVICE_URL: url, PET_SERVICE_API_KEY: apiKey } },
+      // Its signing secret is kept in a config home of this test's, not the real ~/.config.
+      {
+        env: {
+          ...process.env,
+          XDG_CONFIG_HOME: configHome,
+          PET_SERVICE_URL: url,
+          PET_SERVICE_API_KEY: apiKey,
+        },
+      },
     )
     let stdout = ''
     let stderr = ''
@@ -357,6 +369,7 @@ print(json.dumps({"types": [e["type"] for e in events], "one": one["id"] == even
       child.kill('SIGINT')
       expect(await exited).toBe(0)
       await receiver.close()
+      rmSync(configHome, { recursive: true, force: true })
     }
   })
 })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
 import { AuthenticationError, PetService } from '../../clients/typescript/src/index.ts'
 import { type LiveServer, startLiveServer } from '../helpers/app.ts'
@@ -39,10 +39,10 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     return { client, paths }
   }
 
-  it('fetches a client-credentials token itself and updates a pet with PUT /v2/pet', async () => {
+  it('fetches a client-credentials token itself and replaces a pet with PUT /v2/pet', async () => {
     const pet = await keyClient.pets.create({ name: 'Rex', species: 'dog' })
     const { client, paths } = counted({ baseUrl: live.url, clientId, clientSecret, scope: 'write:pets' })
-    const updated = await client.pets.update({
+    const updated = await client.pets.replace({
       id: pet.id,
       name: 'Rex II',
       photoUrls: ['https://example.com/rex.jpg'],
@@ -61,11 +61,36 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     expect(await keyClient.pets.get(pet.id)).toMatchObject({ name: 'Rex II', status: 'pending' })
 
     // The token is cached: a second update asks for no new one.
-    await client.pets.update({ id: pet.id, name: 'Rex III', photoUrls: [] })
+    await client.pets.replace({ id: pet.id, name: 'Rex III', photoUrls: [] })
     expect(paths).toEqual(['/oauth/token', '/v2/pet', '/v2/pet'])
     const token = await client.oauth.token()
     expect(token.token_type.toLowerCase()).toBe('bearer')
     expect(token.access_token.split('.')).toHaveLength(3)
+  })
+
+  it('still replaces a pet through pets.update with a Petstore pet, warning once per client to use pets.replace', async () => {
+    const pet = await keyClient.pets.create({ name: 'Old' })
+    const client = new PetService({ baseUrl: live.url, clientId, clientSecret, scope: 'write:pets' })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      expect(await client.pets.update({ id: pet.id, name: 'Old II', photoUrls: [] })).toMatchObject({
+        id: pet.id,
+        name: 'Old II',
+        photoUrls: [],
+      })
+      await client.pets.update({ id: pet.id, name: 'Old III', photoUrls: [] })
+      expect(warn.mock.calls).toEqual([
+        [
+          '@pet-service/client: pets.update(pet) is deprecated and will be removed in 0.3.0; use pets.replace(pet).',
+        ],
+      ])
+      // The v1 shape is not deprecated.
+      await keyClient.pets.update(pet.id, { species: 'cat' })
+      expect(warn).toHaveBeenCalledTimes(1)
+    } finally {
+      warn.mockRestore()
+    }
+    expect(await keyClient.pets.get(pet.id)).toMatchObject({ name: 'Old III', species: 'cat' })
   })
 
   it('reaches any other operation through request(), with the OAuth token on /v2 paths', async () => {
@@ -82,7 +107,7 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     const pet = await keyClient.pets.create({ name: 'Many' })
     const { client, paths } = counted({ baseUrl: live.url, clientId, clientSecret })
     await Promise.all(
-      [1, 2, 3].map((n) => client.pets.update({ id: pet.id, name: `Many ${n}`, photoUrls: [] })),
+      [1, 2, 3].map((n) => client.pets.replace({ id: pet.id, name: `Many ${n}`, photoUrls: [] })),
     )
     expect(paths.filter((p) => p === '/oauth/token')).toHaveLength(1)
   })
@@ -91,7 +116,7 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     const pet = await keyClient.pets.create({ name: 'Tok' })
     const { access_token } = await new PetService({ baseUrl: live.url, clientId, clientSecret }).oauth.token()
     const { client, paths } = counted({ baseUrl: live.url, accessToken: access_token })
-    expect(await client.pets.update({ id: pet.id, name: 'Tokened', photoUrls: [] })).toMatchObject({
+    expect(await client.pets.replace({ id: pet.id, name: 'Tokened', photoUrls: [] })).toMatchObject({
       name: 'Tokened',
     })
     expect(paths).toEqual(['/v2/pet'])
@@ -114,7 +139,7 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     })
     try {
       const client = new PetService({ baseUrl: proxy.url, clientId, clientSecret })
-      expect(await client.pets.update({ id: pet.id, name: 'Renewed', photoUrls: [] })).toMatchObject({
+      expect(await client.pets.replace({ id: pet.id, name: 'Renewed', photoUrls: [] })).toMatchObject({
         name: 'Renewed',
       })
       expect(proxy.seen.map((r) => r.url)).toEqual(['/oauth/token', '/v2/pet', '/oauth/token', '/v2/pet'])
@@ -129,7 +154,7 @@ describeDb('OAuth from the TypeScript client and petctl', () => {
     expect(error).toBeInstanceOf(AuthenticationError)
     expect(error.code).toBe('invalid_client')
     const pet = await keyClient.pets.create({ name: 'Keyed' })
-    const keyOnly = await keyClient.pets.update({ id: pet.id, name: 'X', photoUrls: [] }).catch((e) => e)
+    const keyOnly = await keyClient.pets.replace({ id: pet.id, name: 'X', photoUrls: [] }).catch((e) => e)
     expect(keyOnly).toBeInstanceOf(AuthenticationError)
     expect(keyOnly.status).toBe(401)
   })

@@ -70,6 +70,13 @@ describeDb('@pet-service/client as a package', () => {
     }
   })
 
+  it('declares Node 20 or later, the oldest Node line the repository is tested on', () => {
+    const installed = join(project, 'node_modules/@pet-service/client')
+    expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).engines).toEqual({
+      node: '>=20',
+    })
+  })
+
   it('installs in an empty project and works from plain JavaScript', async () => {
     writeFileSync(
       join(project, 'main.js'),

@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
 
 // `petctl listen` against a local server speaking the stream's contract (Server-Sent Events, as
-// README "Events and webhooks" describes them), forwarding to a local receiver that checks each
+// docs/api.md, "Events", describes them), forwarding to a local receiver that checks each
 // delivery with the independent `standardwebhooks` package. The same against the real service
 // is in events-live.sqlite.test.ts.
 
@@ -84,6 +87,13 @@ async function receiver(status = 204) {
       secret = s
     },
   }
+}
+
+/** A config home of the test's own (removed after it), so no test writes to the real ~/.config. */
+function configHome(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petctl-listen-'))
+  closers.push(async () => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 /** Polls until `check` holds (no fixed sleeps). */
@@ -208,10 +218,102 @@ describe('petctl listen (against the stream contract)', () => {
     expect(badSecret.output.stderr).toContain('--secret must be whsec_ followed by base64')
   })
 
+  /** One `petctl listen` session: its secret line, once printed; then stopped as Ctrl-C would. */
+  async function session(argv: string[], env: Record<string, string>) {
+    const cli = petctl(['listen', ...argv], env)
+    await until(() => cli.output.stderr.includes('Webhook signing secret'), 'the secret line')
+    cli.stop()
+    expect(await cli.done, cli.output.stderr).toBe(0)
+    const line = cli.output.stderr.split('\n').find((l) => l.startsWith('Webhook signing secret'))!
+    return { line, secret: line.match(/whsec_\S+/)![0] }
+  }
+
+  it('keeps one signing secret per API key across sessions, in the config file, saying whether it is new', async () => {
+    const stream = await streamServer()
+    const home = configHome()
+    const file = join(home, 'petctl', 'config.json')
+    const env = { PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY, XDG_CONFIG_HOME: home }
+
+    const first = await session([], env)
+    expect(first.line).toBe(
+      `Webhook signing secret of this session: ${first.secret} (new, kept in ${file} for the next sessions)`,
+    )
+    const again = await session([], env)
+    expect(again.secret).toBe(first.secret)
+    expect(again.line).toContain(`(the same as last time, kept in ${file}; --new-secret replaces it)`)
+
+    // Another key (another account) has a secret of its own; the first one's stays.
+    const other = await session([], { ...env, PET_SERVICE_API_KEY: 'pet_sk_otheraccount' })
+    expect(other.secret).not.toBe(first.secret)
+    expect(other.line).toContain('(new, kept in')
+    expect((await session([], env)).secret).toBe(first.secret)
+
+    // The file: readable by its owner only, the secrets in it, the keys not.
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const text = readFileSync(file, 'utf8')
+    expect(text).toContain(first.secret)
+    expect(text).toContain(other.secret)
+    expect(text).not.toContain(KEY)
+    expect(text).not.toContain('pet_sk_otheraccount')
+
+    const renewed = await session(['--new-secret'], env)
+    expect(renewed.secret).not.toBe(first.secret)
+    expect(renewed.line).toContain(`(new, replacing the one kept in ${file} for the next sessions)`)
+    expect((await session([], env)).secret).toBe(renewed.secret)
+  })
+
+  it('forwards with the kept secret, and keeps the settings already in the config file', async () => {
+    const stream = await streamServer()
+    const hook = await receiver()
+    const home = configHome()
+    const file = join(home, 'config.json')
+    writeFileSync(file, JSON.stringify({ PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY }))
+    const { secret } = await session([], { PET_SERVICE_CONFIG: file })
+    hook.useSecret(secret)
+    const cli = petctl(['listen', '--forward-to', hook.url], { PET_SERVICE_CONFIG: file })
+    await until(() => hook.received.length === 3, 'three deliveries')
+    cli.stop()
+    expect(await cli.done).toBe(0)
+    expect(hook.received.map((r) => r.verified)).toEqual([event(1), event(2), event(3)])
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      PET_SERVICE_URL: stream.url,
+      PET_SERVICE_API_KEY: KEY,
+      listen_secrets: expect.any(Object),
+    })
+  })
+
+  it('keeps a secret given with --secret for the next sessions, and refuses it with --new-secret', async () => {
+    const stream = await streamServer()
+    const env = { PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY, XDG_CONFIG_HOME: configHome() }
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+    expect((await session(['--secret', secret], env)).line).toMatch(/\(from --secret, kept in \S+ for/)
+    const next = await session([], env)
+    expect(next.secret).toBe(secret)
+    expect(next.line).toContain('(the same as last time')
+    const both = petctl(['listen', '--secret', secret, '--new-secret'], env)
+    expect(await both.done).toBe(2)
+    expect(both.output.stderr).toContain('Give --secret or --new-secret, not both.')
+  })
+
+  it('signs with a secret for this session only, and says why, when it cannot keep one', async () => {
+    const stream = await streamServer()
+    const env = { PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY }
+    const nowhere = await session([], env) // no HOME, no XDG_CONFIG_HOME, no PET_SERVICE_CONFIG
+    expect(nowhere.line).toContain(
+      '(new, for this session only: no config file to keep it in; set PET_SERVICE_CONFIG or HOME)',
+    )
+    expect((await session([], env)).secret).not.toBe(nowhere.secret)
+    const notADirectory = join(configHome(), 'a-file')
+    writeFileSync(notADirectory, '')
+    const unwritable = await session([], { ...env, XDG_CONFIG_HOME: notADirectory })
+    expect(unwritable.line).toMatch(/\(new, for this session only: cannot write \S+config\.json: ENOTDIR/)
+  })
+
   it('stops on SIGINT and exits 0 when run as a command', async () => {
     const stream = await streamServer()
+    const home = configHome()
     const child = spawn(process.execPath, [PETCTL, 'listen'], {
-      env: { ...process.env, PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY },
+      env: { ...process.env, XDG_CONFIG_HOME: home, PET_SERVICE_URL: stream.url, PET_SERVICE_API_KEY: KEY },
     })
     let stdout = ''
     let stderr = ''

@@ -3,34 +3,34 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type Io, run } from '../../cli/petctl/main.ts'
 import { type LiveServer, startLiveServer } from '../helpers/app.ts'
 import { runNodeScript } from '../helpers/cli.ts'
 import { describeDb } from '../helpers/database.ts'
+import { codeBlocks, readDocument, USER_DOCUMENTS } from '../helpers/markdown.ts'
 import { serverError, startProxy } from '../helpers/misbehaving-proxy.ts'
+import { petctl } from '../helpers/petctl.ts'
 
 const PETCTL = fileURLToPath(new URL('../../bin/petctl.js', import.meta.url))
 
-/** Runs petctl in this process, capturing what it prints. */
-async function petctl(argv: string[], env: Record<string, string>, progress = false) {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    out: (text) => {
-      stdout += `${text}\n`
-    },
-    err: (text) => {
-      stderr += text
-    },
-    env,
-    progress,
-  }
-  const code = await run(argv, io)
-  return { code, stdout, stderr }
-}
-
 /** Runs bin/petctl.js as a child process, the way a user would. */
 const spawnPetctl = (argv: string[], env: Record<string, string>) => runNodeScript(PETCTL, argv, env)
+
+/** Every command and its help, found as a person finds them: in the "Commands:" of each help. */
+async function everyCommandHelp(): Promise<[string[], string][]> {
+  const subcommands = (help: string) =>
+    [...(help.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '').matchAll(/^ {2}([a-z-]+)/gm)]
+      .map(([, name]) => name!)
+      .filter((name) => name !== 'help')
+  const commands: [string[], string][] = []
+  const pending: string[][] = [[]]
+  for (let command = pending.pop(); command !== undefined; command = pending.pop()) {
+    const help = await petctl([...command, '--help'], {})
+    expect(help.code, command.join(' ')).toBe(0)
+    commands.push([command, help.stdout])
+    for (const name of subcommands(help.stdout)) pending.push([...command, name])
+  }
+  return commands
+}
 
 describeDb('petctl', () => {
   let live: LiveServer
@@ -275,6 +275,48 @@ describeDb('petctl', () => {
       /create[\s\S]*get[\s\S]*update[\s\S]*delete[\s\S]*list/,
     )
     expect((await petctl(['pets', 'list', '--help'], {})).stdout).toContain('--starting-after <id>')
+  })
+
+  it('shows, in the help of petctl and of every command, an example of that command', async () => {
+    const commands = await everyCommandHelp()
+    for (const [command, help] of commands) {
+      const name = `petctl ${command.join(' ')}`
+      expect(help, name).toMatch(/\nExamples?:\n/)
+      expect(help.split(/\nExamples?:\n/)[1], name).toContain(name)
+    }
+    expect(commands.length).toBeGreaterThanOrEqual(21) // petctl, 3 groups of 5, listen, token
+  })
+
+  it('gives no command an option named as a global one (whose value it would take)', async () => {
+    const flags = (help: string, section: string) =>
+      [...(help.split(`\n${section}:\n`)[1]?.split('\n\n')[0] ?? '').matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)]
+        .map(([, flag]) => flag!)
+        .filter((flag) => flag !== '--help')
+    const commands = await everyCommandHelp()
+    const global = flags(commands.find(([command]) => command.length === 1)![1], 'Global Options')
+    expect(global).toContain('--url')
+    // petctl's own Options are the global ones; each command's are its own.
+    for (const [command, help] of commands.filter(([command]) => command.length > 0))
+      expect(
+        flags(help, 'Options').filter((flag) => global.includes(flag)),
+        command.join(' '),
+      ).toEqual([])
+  })
+
+  it('documents every command with an example that runs: a shell example of README.md or docs/', async () => {
+    const examples = USER_DOCUMENTS.flatMap((path) =>
+      codeBlocks(readDocument(path))
+        .filter((block) => block.lang === 'sh' && !block.marks.has('no-run'))
+        .flatMap((block) => block.code.split('\n')),
+    )
+    for (const [command] of (await everyCommandHelp()).filter(([command]) => command.length > 0)) {
+      const name = `petctl ${command.join(' ')}`
+      const invoked = new RegExp(`(^|[\\s($])${name.replaceAll(' ', '\\s+')}(\\s|$)`)
+      expect(
+        examples.some((line) => invoked.test(line)),
+        name,
+      ).toBe(true)
+    }
   })
 
   it('suggests the command or flag meant by a typo, and exits 2', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,18 +10,24 @@ import { oauthClientEnv } from '../helpers/oauth.ts'
 
 const PYTHON_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url))
 
-/** A Python 3.9 interpreter, if this machine has one: on PATH, or installed by pyenv. */
-function findPython39(): string | undefined {
+/** The oldest Python the library supports: pyproject.toml's requires-python. */
+const OLDEST = /^requires-python = ">=(\d+\.\d+)"$/m.exec(
+  readFileSync(join(PYTHON_DIR, 'pyproject.toml'), 'utf8'),
+)![1]!
+
+/** An interpreter of that version, if this machine has one: on PATH, or installed by pyenv. */
+function findOldestPython(): string | undefined {
   const pyenv = join(homedir(), '.pyenv', 'versions')
   const candidates = [
-    'python3.9',
-    ...(existsSync(pyenv) ? readdirSync(pyenv).filter((v) => v.startsWith('3.9.')) : []).map((v) =>
+    `python${OLDEST}`,
+    ...(existsSync(pyenv) ? readdirSync(pyenv).filter((v) => v.startsWith(`${OLDEST}.`)) : []).map((v) =>
       join(pyenv, v, 'bin', 'python3'),
     ),
   ]
+  const [major, minor] = OLDEST.split('.')
   for (const candidate of candidates) {
     try {
-      execFileSync(candidate, ['-c', 'import sys; assert sys.version_info[:2] == (3, 9)'], {
+      execFileSync(candidate, ['-c', `import sys; assert sys.version_info[:2] == (${major}, ${minor})`], {
         stdio: 'ignore',
       })
       return candidate
@@ -32,7 +38,7 @@ function findPython39(): string | undefined {
   return undefined
 }
 
-const PYTHON_39 = findPython39()
+const OLDEST_PYTHON = findOldestPython()
 
 function run(
   command: string,
@@ -77,6 +83,15 @@ describeDb('Python client', () => {
     rmSync(temp, { recursive: true, force: true })
   })
 
+  it('has one module per resource, named as the TypeScript client names its files', () => {
+    const modules = (dir: string, extension: string) =>
+      readdirSync(fileURLToPath(new URL(`../../clients/${dir}`, import.meta.url)))
+        .filter((file) => file.endsWith(extension) && !file.startsWith('_') && file !== 'resource.ts')
+        .map((file) => file.slice(0, -extension.length).replaceAll('-', '_'))
+        .sort()
+    expect(modules('python/pet_service/resources', '.py')).toEqual(modules('typescript/src/resources', '.ts'))
+  })
+
   it('passes its unittest suite against the live service (python3 -m unittest)', async () => {
     const { code, output } = await run('python3', ['-m', 'unittest', '-v'], { cwd: PYTHON_DIR, env })
     expect(code, output).toBe(0)
@@ -86,12 +101,12 @@ describeDb('Python client', () => {
     expect(output).not.toMatch(/skipped/)
   })
 
-  // Python 3.9 is the oldest version the library supports; run the suite there too when this
-  // machine has one (pyenv here). Skipped, with this reason, where none is installed.
-  it.skipIf(PYTHON_39 === undefined)(
-    'passes the same suite on Python 3.9, the oldest supported',
+  // Run the suite on the oldest Python the library supports too, when this machine has one
+  // (pyenv here). Skipped, with this reason, where none is installed.
+  it.skipIf(OLDEST_PYTHON === undefined)(
+    `passes the same suite on Python ${OLDEST}, the oldest supported`,
     async () => {
-      const { code, output } = await run(PYTHON_39!, ['-m', 'unittest'], { cwd: PYTHON_DIR, env })
+      const { code, output } = await run(OLDEST_PYTHON!, ['-m', 'unittest'], { cwd: PYTHON_DIR, env })
       expect(code, output).toBe(0)
       expect(output).not.toMatch(/skipped/)
     },
@@ -119,6 +134,8 @@ describeDb('Python client', () => {
       { cwd: temp, env: { PIP_DISABLE_PIP_VERSION_CHECK: '1' } },
     )
     expect(install.code, install.output).toBe(0)
+    const [distInfo] = readdirSync(site).filter((name) => name.endsWith('.dist-info'))
+    expect(readFileSync(join(site, distInfo!, 'METADATA'), 'utf8')).toContain('Requires-Python: >=3.10\n')
     const script = [
       'import os, pet_service',
       'from pet_service import PetService',

@@ -1,4 +1,4 @@
-"""Official Python client for the Pet Service API (standard library only, Python >= 3.9).
+"""Official Python client for the Pet Service API (standard library only, Python >= 3.10).
 
     from pet_service import PetService
 
@@ -6,20 +6,11 @@
     pet = client.pets.create(name="Rex", owner_id=None, species="dog", breed="collie")
 """
 
-from ._client import (
-    DEFAULT_BASE_URL,
-    NOT_GIVEN,
-    ApiList,
-    ApiObject,
-    Events,
-    OAuth,
-    Orders,
-    Page,
-    PetService,
-    Pets,
-    Users,
-    WebhookEndpoints,
-)
+from ._api_object import ApiList, ApiObject
+from ._client import DEFAULT_BASE_URL, PetService
+from ._oauth import OAuth
+from ._pagination import Page
+from .resources import NOT_GIVEN, Events, Orders, Pets, Users, WebhookEndpoints
 from ._http import RequestOptions, ResponseInfo
 from .errors import (
     APIConnectionError,

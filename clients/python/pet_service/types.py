@@ -112,7 +112,8 @@ class Event(TypedDict):
 
     id: str
     object: Literal["event"]
-    #: ``pet.created|updated|deleted``, ``user.created|updated|deleted``, or ``webhook.test``.
+    #: ``pet.created|updated|deleted``, ``user.created|updated|deleted``,
+    #: ``order.created|updated|deleted``, or ``webhook.test``.
     type: str
     created_at: str
     data: EventData

@@ -22,6 +22,7 @@ import time
 import unittest
 import urllib.parse
 import uuid
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from pet_service import (
@@ -325,15 +326,33 @@ class LiveServiceTest(unittest.TestCase):
     # --- OAuth --------------------------------------------------------------------------
 
     @unittest.skipUnless(CLIENT_ID and CLIENT_SECRET, "needs an OAuth client (PET_SERVICE_CLIENT_ID/SECRET)")
-    def test_updates_a_pet_through_v2_with_a_client_credentials_token(self) -> None:
+    def test_replaces_a_pet_through_v2_with_a_client_credentials_token(self) -> None:
         pet = self.client.pets.create(name="Rex", species="dog")
         oauth = PetService(base_url=URL, client_id=CLIENT_ID, client_secret=CLIENT_SECRET, scope="write:pets")
         token = oauth.oauth.token()
         self.assertTrue(token["access_token"])
         self.assertIs(oauth.oauth.token(), token)  # cached until shortly before it expires
-        updated = oauth.pets.update({"id": pet["id"], "name": "Rex II", "photoUrls": ["https://example.com/rex.jpg"], "status": "pending"})
+        updated = oauth.pets.replace({"id": pet["id"], "name": "Rex II", "photoUrls": ["https://example.com/rex.jpg"], "status": "pending"})
         self.assertEqual((updated["name"], updated["photoUrls"], updated["status"]), ("Rex II", ["https://example.com/rex.jpg"], "pending"))
         self.assertEqual(self.client.pets.get(pet["id"])["name"], "Rex II")
+
+    @unittest.skipUnless(CLIENT_ID and CLIENT_SECRET, "needs an OAuth client (PET_SERVICE_CLIENT_ID/SECRET)")
+    def test_update_with_a_petstore_pet_still_replaces_it_with_a_deprecation_warning(self) -> None:
+        pet = self.client.pets.create(name="Old")
+        oauth = PetService(base_url=URL, client_id=CLIENT_ID, client_secret=CLIENT_SECRET, scope="write:pets")
+        with self.assertWarns(DeprecationWarning) as caught:
+            updated = oauth.pets.update({"id": pet["id"], "name": "Old II", "photoUrls": []})
+        self.assertEqual(
+            str(caught.warning), "pets.update(pet) is deprecated and will be removed in 0.3.0; use pets.replace(pet)."
+        )
+        self.assertEqual(caught.filename, __file__)  # points at the caller's line
+        self.assertEqual((updated["id"], updated["name"]), (pet["id"], "Old II"))
+        with warnings.catch_warnings(record=True) as v1:
+            warnings.simplefilter("always")
+            self.client.pets.update(pet["id"], species="cat")
+        self.assertEqual(v1, [])  # the v1 shape is not deprecated
+        stored = self.client.pets.get(pet["id"])
+        self.assertEqual((stored["name"], stored["species"]), ("Old II", "cat"))
 
     @unittest.skipUnless(CLIENT_ID and CLIENT_SECRET, "needs an OAuth client (PET_SERVICE_CLIENT_ID/SECRET)")
     def test_request_reaches_other_operations_with_the_same_credentials(self) -> None:

@@ -28,7 +28,7 @@ export interface PetServiceOptions {
   maxRetries?: number
   /** Headers sent with every request. */
   headers?: Record<string, string>
-  /** A fetch implementation; defaults to the global one (Node ≥ 18, browsers). */
+  /** A fetch implementation; defaults to the global one (Node ≥ 20, browsers). */
   fetch?: typeof fetch
 }
 

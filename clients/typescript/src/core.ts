@@ -308,7 +308,7 @@ export function base64(text: string): string {
   return btoa(binary)
 }
 
-/** A UUID v4; crypto.randomUUID is missing on Node 18 without flags and on plain-HTTP pages. */
+/** A UUID v4; crypto.randomUUID is missing on plain-HTTP pages (it needs a secure context). */
 export function newIdempotencyKey(): string {
   const c = (
     globalThis as {

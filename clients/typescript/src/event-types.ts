@@ -1,22 +1,30 @@
 /**
  * Events, webhook endpoints and their deliveries, as the v1 API shows them
- * (README "Events and webhooks"). Written by hand from the API's contract: unlike
+ * (docs/api.md, "Events"). Written by hand from the API's contract: unlike
  * ./types.ts they are not yet derived from the generated OpenAPI types.
  */
 
+/**
+ * Every event type the service records, in the order it documents them: the list `petctl
+ * trigger` offers (a test checks it against the service's own list).
+ */
+export const EVENT_TYPES = [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'order.created',
+  'order.updated',
+  'order.deleted',
+] as const
+
+/** A type the service records when something changes in your account. */
+export type RecordedEventType = (typeof EVENT_TYPES)[number]
+
 /** What an event is about; `webhook.test` only ever reaches a webhook endpoint. */
-export type EventType =
-  | 'pet.created'
-  | 'pet.updated'
-  | 'pet.deleted'
-  | 'user.created'
-  | 'user.updated'
-  | 'user.deleted'
-  | 'order.created'
-  | 'order.updated'
-  | 'order.deleted'
-  | 'webhook.test'
-  | (string & {})
+export type EventType = RecordedEventType | 'webhook.test' | (string & {})
 
 /**
  * One change in your account: the same JSON is a webhook's body and an SSE message's `data`.

@@ -19,6 +19,7 @@ export {
   type ReconnectInfo,
 } from './event-stream.ts'
 export type * from './event-types.ts'
+export { EVENT_TYPES } from './event-types.ts'
 export type { TokenResponse } from './oauth.ts'
 export { ListPromise, type Page } from './pagination.ts'
 export type { RequestOptions, ResponseInfo, WithResponse } from './request-options.ts'

@@ -323,7 +323,7 @@ export interface paths {
     put?: never
     /**
      * Create a webhook endpoint
-     * @description The answer carries the signing `secret`, shown this once.
+     * @description The answer carries the signing `secret`, shown this once. An account may have `WEBHOOKS_ENDPOINTS_PER_ACCOUNT` endpoints (16 by default); one more answers 409 `webhook_endpoint_limit`.
      */
     post: operations['createWebhookEndpoint']
     delete?: never
@@ -668,7 +668,7 @@ export interface paths {
     put?: never
     /**
      * Creates list of users with given input array
-     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each). Answers 200 with the users as stored. Takes `Idempotency-Key`.
+     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users, of which at most 10 with a `password`; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each), and no more once the client has gone. Answers 200 with the users as stored. Takes `Idempotency-Key`.
      */
     post: operations['createUsersWithArrayInput']
     delete?: never
@@ -688,7 +688,7 @@ export interface paths {
     put?: never
     /**
      * Creates list of users with given input array
-     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each). Answers 200 with the users as stored. Takes `Idempotency-Key`.
+     * @description Each user is created, or replaced when your account has its username, as `POST /v2/user` does: all of them in one transaction, or none. At most 100 users, of which at most 10 with a `password`; a username or id may appear once. A problem names the item at fault (`[3].username`). Passwords are hashed one after another (about 0.15 s each), and no more once the client has gone. Answers 200 with the users as stored. Takes `Idempotency-Key`.
      */
     post: operations['createUsersWithListInput']
     delete?: never
@@ -2954,6 +2954,15 @@ export interface operations {
           'application/json': components['schemas']['Problem']
         }
       }
+      /** @description Conflict with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
       /** @description Body too large */
       413: {
         headers: {
@@ -5128,7 +5137,7 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    /** @description At most 100 users, each created or replaced by its username: all of them, or none. */
+    /** @description At most 100 users (at most 10 of them with a `password`), each created or replaced by its username: all of them, or none. */
     requestBody: {
       content: {
         'application/json': {
@@ -5250,7 +5259,7 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    /** @description At most 100 users, each created or replaced by its username: all of them, or none. */
+    /** @description At most 100 users (at most 10 of them with a `password`), each created or replaced by its username: all of them, or none. */
     requestBody: {
       content: {
         'application/json': {

@@ -11,7 +11,7 @@ import type {
 } from '../types.ts'
 import { idPath, Resource } from './resource.ts'
 
-/** `client.pets`: the v1 pet operations (API key), and the v2 Petstore update (OAuth). */
+/** `client.pets`: the v1 pet operations (API key), and the v2 Petstore replace (OAuth). */
 export class Pets extends Resource {
   /** `POST /v1/pet`. Only `name` is required. Safe to retry: it always carries an Idempotency-Key. */
   create(params: PetCreateParams, options?: RequestOptions): Promise<WithResponse<Pet>> {
@@ -23,12 +23,12 @@ export class Pets extends Resource {
     return this.call<Pet>({ method: 'GET', path: idPath('/v1/pet', id), credential: 'key' }, options)
   }
 
-  /**
-   * `update(id, fields)`: `PATCH /v1/pet/{id}`, only the fields given change (null clears).
-   * `update({ id, name, photoUrls, … })`: `PUT /v2/pet`, the Petstore's full replace, with an
-   * OAuth token (`accessToken`, or `clientId` + `clientSecret`).
-   */
+  /** `PATCH /v1/pet/{id}`: only the fields given change (null clears one). */
   update(id: number, fields: PetUpdateParams, options?: RequestOptions): Promise<WithResponse<Pet>>
+  /**
+   * @deprecated Use `replace(pet)`: the Petstore's full replace has a method of its own. This
+   * call shape keeps working, with a warning, until 0.3.0 (docs/VERSIONING.md, "Deprecation").
+   */
   update(pet: PetstorePetUpdate, options?: RequestOptions): Promise<WithResponse<PetstorePet>>
   update(
     target: number | PetstorePetUpdate,
@@ -36,15 +36,21 @@ export class Pets extends Resource {
     options?: RequestOptions,
   ): Promise<WithResponse<Pet>> | Promise<WithResponse<PetstorePet>> {
     if (typeof target === 'object' && target !== null) {
-      return this.call<PetstorePet>(
-        { method: 'PUT', path: '/v2/pet', json: target, credential: 'token' },
-        fieldsOrOptions as RequestOptions | undefined,
-      )
+      this.warnOnce('pets.update(pet)', 'pets.replace(pet)')
+      return this.replace(target, fieldsOrOptions as RequestOptions | undefined)
     }
     return this.call<Pet>(
       { method: 'PATCH', path: idPath('/v1/pet', target), json: fieldsOrOptions ?? {}, credential: 'key' },
       options,
     )
+  }
+
+  /**
+   * `PUT /v2/pet`: the Petstore's full replace of the pet `pet.id` names, with an OAuth token
+   * (`accessToken`, or `clientId` + `clientSecret`).
+   */
+  replace(pet: PetstorePetUpdate, options?: RequestOptions): Promise<WithResponse<PetstorePet>> {
+    return this.call<PetstorePet>({ method: 'PUT', path: '/v2/pet', json: pet, credential: 'token' }, options)
   }
 
   /** `DELETE /v1/pet/{id}`. */

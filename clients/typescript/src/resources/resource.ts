@@ -4,7 +4,21 @@ import { type RequestOptions, type WithResponse, withResponse } from '../request
 
 /** Shared plumbing of the resource namespaces (`client.pets`, `client.users`). */
 export abstract class Resource {
+  private readonly warned = new Set<string>()
+
   constructor(protected readonly core: Core) {}
+
+  /**
+   * A deprecated call keeps working for one more minor release and says so, once per client
+   * (console.warn: the library runs in browsers too), naming what replaces it.
+   */
+  protected warnOnce(deprecated: string, replacement: string): void {
+    if (this.warned.has(deprecated)) return
+    this.warned.add(deprecated)
+    console.warn(
+      `@pet-service/client: ${deprecated} is deprecated and will be removed in 0.3.0; use ${replacement}.`,
+    )
+  }
 
   protected async call<T extends object>(call: Call, options?: RequestOptions): Promise<WithResponse<T>> {
     const { body, info } = await this.core.send<T>(call, options)

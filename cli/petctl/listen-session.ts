@@ -13,6 +13,8 @@ export interface ListenSettings {
   forwardTo: URL | undefined
   /** The `whsec_…` secret the forwarded deliveries are signed with. */
   secret: string
+  /** Whether it is new, and where it is kept (../listen-secret.ts), printed after it. */
+  secretNote: string
   json: boolean
   /** Resume after this event instead of starting from now. */
   lastEventId: string | undefined
@@ -34,7 +36,7 @@ export async function listen(client: PetService, settings: ListenSettings, io: L
   io.err(
     `Listening for ${what}${settings.lastEventId === undefined ? '' : ` after ${settings.lastEventId}`}. Ctrl-C to stop.`,
   )
-  io.err(`Webhook signing secret of this session: ${settings.secret}`)
+  io.err(`Webhook signing secret of this session: ${settings.secret} ${settings.secretNote}`)
   if (settings.forwardTo !== undefined)
     io.err(`Forwarding each event to ${settings.forwardTo.href}, signed with it.`)
 

@@ -1,0 +1,10 @@
+"""The resource namespaces of ``PetService``, one module each (as clients/typescript/src/resources/)."""
+
+from ._resource import NOT_GIVEN
+from .events import Events
+from .orders import Orders
+from .pets import Pets
+from .users import Users
+from .webhook_endpoints import WebhookEndpoints
+
+__all__ = ["NOT_GIVEN", "Events", "Orders", "Pets", "Users", "WebhookEndpoints"]
