@@ -62,8 +62,30 @@ export function pickedScopes(body: unknown): Scope[] {
   return [...new Set(fields(body, 'scopes').filter(isScope))]
 }
 
+/**
+ * The address integrators should call, as the dashboard's examples show it: PUBLIC_URL when
+ * configured, else the address the service listens on (`localhost` for every interface; the
+ * configured PORT before it listens). Never the request's Host header: a client chooses that, and
+ * a page would then show links to wherever the sender of a request pointed them.
+ */
+export function baseUrlOf(request: FastifyRequest): string {
+  const { publicUrl, port } = request.server.deps.config
+  if (publicUrl !== undefined) return publicUrl
+  const listening = request.server.server.address()
+  if (listening === null || typeof listening === 'string') return `http://localhost:${port}`
+  const { address } = listening
+  const host =
+    address === '0.0.0.0' || address === '::' ? 'localhost' : address.includes(':') ? `[${address}]` : address
+  return `http://${host}:${listening.port}`
+}
+
 export function query(request: FastifyRequest, name: string): string {
   return field(request.query, name).trim()
+}
+
+/** A pet's or order's id as a URL or a filter holds it: a positive integer, or undefined. */
+export function positiveInt(text: string): number | undefined {
+  return /^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : undefined
 }
 
 /** Messages shown after a redirect, chosen by a code in the query (never free text from it). */

@@ -17,6 +17,7 @@ import { clientsRoutes } from './routes/clients-routes.ts'
 import { dataRoutes } from './routes/data-routes.ts'
 import { eventsRoutes } from './routes/events-routes.ts'
 import { keysRoutes } from './routes/keys-routes.ts'
+import { ordersRoutes } from './routes/orders-routes.ts'
 import { webhooksRoutes } from './routes/webhooks-routes.ts'
 import { SESSION_COOKIE, sessionFromCookie } from './sessions.ts'
 import { messagePage } from './views/account-views.ts'
@@ -153,6 +154,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
   await app.register(keysRoutes)
   await app.register(clientsRoutes(options.oauth))
   await app.register(dataRoutes)
+  await app.register(ordersRoutes)
   await app.register(eventsRoutes)
   await app.register(webhooksRoutes)
 }

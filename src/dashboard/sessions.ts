@@ -48,8 +48,21 @@ export async function startSession(
   })
   // Now and then, sweep sessions that ran out (cheap: an indexed delete).
   if (Math.random() < 0.05) await deleteExpiredSessions(db, nowIso(now))
-  reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(), maxAge: SESSION_DAYS * 86_400 })
+  setSessionCookie(reply, id)
   return idHash
+}
+
+function setSessionCookie(reply: FastifyReply, id: string): void {
+  reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(), maxAge: SESSION_DAYS * 86_400 })
+}
+
+/**
+ * A session cookie exactly like startSession's, for a session that does not exist (no row has
+ * its hash): a sign-up whose email already has an account answers with it, so that its answer,
+ * cookies included, is the one a new account gets. It opens nothing; the next page asks to sign in.
+ */
+export function setUnusableSessionCookie(reply: FastifyReply): void {
+  setSessionCookie(reply, randomBytes(32).toString('base64url'))
 }
 
 /** The signed-in account behind a session cookie's value, or null. */

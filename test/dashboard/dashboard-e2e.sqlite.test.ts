@@ -1,12 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { TYPICAL_SCOPES } from '../../src/dashboard/views/scopes.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
 import {
   browserSuite,
   chromiumPath,
   launchChromium,
   screenshot,
+  tickScopes,
   unlabelledControls,
 } from '../helpers/browser.ts'
 
@@ -82,6 +84,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content')
     expect(await unlabelledControls(page)).toEqual([])
     await page.getByLabel('Label').fill('Checkout service')
+    await tickScopes(page, [...TYPICAL_SCOPES, 'write:orders'])
     await page.getByRole('button', { name: 'Create key' }).click()
     apiKey = (await page.getByTestId('new-key').textContent()) ?? ''
     expect(apiKey).toMatch(/^pet_sk_[0-9A-Za-z]{36}$/)
@@ -149,6 +152,41 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     await page.emulateMedia({ colorScheme: 'light' })
   })
 
+  it('browses the orders placed through the API, from the navigation, filtered by status', async () => {
+    const { data: pets } = (await (await api('/v1/pet?limit=3')).json()) as { data: { id: number }[] }
+    for (const [i, status] of (['placed', 'approved', 'delivered'] as const).entries()) {
+      const res = await api('/v1/order', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          pet_id: pets[i]!.id,
+          quantity: i + 1,
+          status,
+          ship_date: '2031-07-01T09:30:00Z',
+        }),
+      })
+      expect(res.status).toBe(201)
+    }
+
+    await page.getByRole('link', { name: 'Orders', exact: true }).click()
+    const table = page.getByTestId('orders-table')
+    expect(await table.locator('tbody tr').count()).toBe(3)
+    expect(await unlabelledControls(page)).toEqual([])
+    await screenshot(page, 'orders')
+
+    await page.getByLabel('Status').selectOption('approved')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForURL(/status=approved/)
+    expect(await table.locator('tbody tr').count()).toBe(1)
+    await table.locator('tbody tr a.mono').click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Order \d+$/)
+    expect(JSON.parse((await page.getByTestId('order-json').textContent()) ?? '')).toMatchObject({
+      quantity: 2,
+      status: 'approved',
+    })
+    await screenshot(page, 'order')
+  })
+
   it('revokes the key after confirmation, and the API refuses it (401)', async () => {
     await page.getByRole('link', { name: 'API keys' }).click()
     await screenshot(page, 'keys')
@@ -166,6 +204,7 @@ suite(`dashboard in headless Chromium${executablePath === undefined ? ' (chromiu
     expect(await unlabelledControls(page)).toEqual([])
     await page.getByLabel('Name').fill('Vet clinic portal')
     await page.getByLabel('Redirect URIs').fill(CALLBACK)
+    await tickScopes(page, ['read:pets', 'write:pets'])
     await page.getByRole('button', { name: 'Create app' }).click()
     client.id = (await page.getByTestId('client-id').textContent()) ?? ''
     client.secret = (await page.getByTestId('client-secret').textContent()) ?? ''

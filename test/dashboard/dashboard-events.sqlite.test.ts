@@ -1,11 +1,13 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { TYPICAL_SCOPES } from '../../src/dashboard/views/scopes.ts'
 import { basic, createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import {
   browserSuite,
   chromiumPath,
   launchChromium,
   screenshot,
+  tickScopes,
   unlabelledControls,
 } from '../helpers/browser.ts'
 
@@ -52,6 +54,7 @@ suite(`dashboard events in headless Chromium${executablePath === undefined ? ' (
     await page.waitForURL(`${base}/dashboard?notice=welcome`)
     await page.getByRole('link', { name: 'API keys' }).click()
     await page.getByLabel('Label').fill('Events')
+    await tickScopes(page, [...TYPICAL_SCOPES, 'read:events'])
     await page.getByRole('button', { name: 'Create key' }).click()
     apiKey = (await page.getByTestId('new-key').textContent()) ?? ''
     const user = (await (await post('/v1/user', { name: 'Grace' })).json()) as { id: string }

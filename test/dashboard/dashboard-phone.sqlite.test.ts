@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { TYPICAL_SCOPES } from '../../src/dashboard/views/scopes.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
-import { browserSuite, chromiumPath, launchChromium, screenshot } from '../helpers/browser.ts'
+import { browserSuite, chromiumPath, launchChromium, screenshot, tickScopes } from '../helpers/browser.ts'
 import { pkcePair } from '../helpers/oauth.ts'
 
 /**
@@ -73,6 +74,7 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
 
     await page.goto(`${base}/dashboard/keys`)
     await page.getByLabel('Label').fill('Checkout service (production, eu-west)')
+    await tickScopes(page, [...TYPICAL_SCOPES, 'write:orders'])
     await page.getByRole('button', { name: 'Create key' }).click()
     apiKey = (await page.getByTestId('new-key').textContent()) ?? ''
     expect(apiKey).toMatch(/^pet_sk_/)
@@ -81,6 +83,7 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
     await page.goto(`${base}/dashboard/clients`)
     await page.getByLabel('Name').fill('Vet clinic portal')
     await page.getByLabel('Redirect URIs').fill(CALLBACK)
+    await tickScopes(page, ['read:pets'])
     await page.getByRole('button', { name: 'Create app' }).click()
     await page.getByTestId('client-id').waitFor()
     widths['new-client'] = await pageWidth('new-client')
@@ -104,6 +107,9 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
       petId = ((await res.json()) as { id: number }).id
     }
     await api('/v1/user', { name: 'Ann Lee', email: 'ann@example.com' })
+    const order = (await (
+      await api('/v1/order', { pet_id: petId, quantity: 2, ship_date: '2031-07-01T09:30:00Z' })
+    ).json()) as { id: number }
 
     // An app this account authorised (authorization code + PKCE), for the grants table.
     const { challenge } = pkcePair()
@@ -151,6 +157,8 @@ suite(`dashboard at phone width${executablePath === undefined ? ' (chromium not 
       pet: `/dashboard/pets/${petId}`,
       users: '/dashboard/users',
       user: `/dashboard/users/${owner.id}`,
+      orders: '/dashboard/orders',
+      order: `/dashboard/orders/${order.id}`,
       account: '/dashboard/account',
     }
     for (const [name, path] of Object.entries(pages)) {

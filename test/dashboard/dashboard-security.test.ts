@@ -35,6 +35,52 @@ describeDb('dashboard security', () => {
       payload: { name },
     })
 
+  it('never shows a Host or X-Forwarded-Host a request sends: its examples name PUBLIC_URL or the address it listens on', async () => {
+    const { client } = await signedIn()
+    await client.get('/dashboard/keys')
+    const created = await client.post('/dashboard/keys', {
+      name: 'host-check',
+      expiry: 'never',
+      scopes: ['read:pets', 'write:pets'],
+    })
+    const apiKey = /data-testid="new-key">([^<]+)</.exec(created.body)![1]!
+    const pet = (await createPet(apiKey, 'Hosty')).json() as { id: number }
+    const page = (url: string, app = t.app) =>
+      app.inject({
+        url,
+        headers: {
+          cookie: client.cookieHeader,
+          host: 'evil.example',
+          'x-forwarded-host': 'evil-proxy.example',
+          'x-forwarded-proto': 'https',
+        },
+      })
+    for (const url of ['/dashboard', `/dashboard/pets/${pet.id}`]) {
+      const res = await page(url)
+      expect(res.statusCode, url).toBe(200)
+      expect(res.body, url).not.toContain('evil')
+      // Not listening (app.inject): the configured port.
+      expect(res.body, url).toContain('http://localhost:8080/v1/pet')
+    }
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as { port: number }
+    const live = await page('/dashboard')
+    expect(live.body).not.toContain('evil')
+    expect(live.body).toContain(`http://127.0.0.1:${port}/v1/pet`)
+    // With PUBLIC_URL, that.
+    const configured = await createTestApp({ PUBLIC_URL: 'https://pets.example.com' })
+    try {
+      const browser = new SessionClient(configured.app)
+      browser.host = 'evil.example'
+      expect((await browser.signUp(uniqueEmail('public-url'))).statusCode).toBe(303)
+      const overview = await browser.get('/dashboard')
+      expect(overview.body).not.toContain('evil')
+      expect(overview.body).toContain('https://pets.example.com/v1/pet')
+    } finally {
+      await configured.close()
+    }
+  })
+
   it('refuses a form posted without the CSRF token, or with a forged one, and changes nothing', async () => {
     const { client } = await signedIn()
     await client.get('/dashboard/keys')

@@ -8,6 +8,7 @@ import {
   chromiumPath,
   launchChromium,
   screenshot,
+  tickScopes,
   unlabelledControls,
 } from '../helpers/browser.ts'
 import { startReceiver } from '../webhooks/receiver.ts'
@@ -71,6 +72,7 @@ suite(`dashboard webhooks in headless Chromium${executablePath === undefined ? '
     await page.waitForURL(`${base}/dashboard?notice=welcome`)
     await page.getByRole('link', { name: 'API keys' }).click()
     await page.getByLabel('Label').fill('Hooks')
+    await tickScopes(page)
     await page.getByRole('button', { name: 'Create key' }).click()
     apiKey = (await page.getByTestId('new-key').textContent()) ?? ''
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { HELP as PETCTL_HELP } from '../../cli/petctl/main.ts'
+import { help } from '../../cli/petctl/main.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
@@ -51,6 +51,7 @@ describeDb('dashboard getting-started examples', () => {
     const overview = (await session.get(`/dashboard`)).body
     const named = new Set(overview.match(/PET_SERVICE_[A-Z_]+/g))
     expect([...named]).toContain('PET_SERVICE_API_KEY')
+    const PETCTL_HELP = help()
     for (const name of named) expect(PETCTL_HELP, name).toContain(name)
   })
 

@@ -17,7 +17,7 @@ import {
   type SignInLimits,
 } from '../../sign-in/sign-in-limits.ts'
 import { csrfToken, field, noticeFrom, query, safeNext, sendPage, sessionOf } from '../context.ts'
-import { endOtherSessions, endSession, startSession } from '../sessions.ts'
+import { endOtherSessions, endSession, setUnusableSessionCookie, startSession } from '../sessions.ts'
 import { accountPage, signInPage, signUpPage } from '../views/account-views.ts'
 
 function userAgent(request: FastifyRequest): string | undefined {
@@ -62,18 +62,20 @@ export function accountRoutes(limits: SignInLimits) {
       const email = normaliseEmail(field(request.body, 'email'))
       const password = field(request.body, 'password')
       const next = safeNext(field(request.body, 'next'))
-      const again = (status: number, text: string) =>
+      const again = (status: number, text: string, which?: string) =>
         sendPage(
           reply,
           signInPage({
             csrf: csrfToken(reply),
             email,
             ...(next === undefined ? {} : { next }),
+            ...(which === undefined ? {} : { field: which }),
             notice: { kind: 'error', text },
           }),
           status,
         )
-      if (!isEmail(email) || password === '') return again(400, 'Enter your email and password.')
+      if (!isEmail(email) || password === '')
+        return again(400, 'Enter your email and password.', isEmail(email) ? 'password' : 'email')
       const outcome = await attemptSignIn(db, { email, password, ip: request.ip }, limits)
       if (outcome.kind === 'limited') {
         reply.header('retry-after', String(outcome.retryAfterSeconds))
@@ -86,7 +88,8 @@ export function accountRoutes(limits: SignInLimits) {
         reply.header('retry-after', String(outcome.retryAfterSeconds))
         return again(429, busyMessage(outcome.retryAfterSeconds))
       }
-      if (outcome.kind === 'invalid') return again(401, 'That email and password do not match an account.')
+      if (outcome.kind === 'invalid')
+        return again(401, 'That email and password do not match an account.', 'password')
       await startSession(db, reply, outcome.accountId, userAgent(request))
       return reply.redirect(next ?? '/dashboard', 303)
     })
@@ -135,9 +138,13 @@ export function accountRoutes(limits: SignInLimits) {
       }
       const landing = next === undefined || next === '/dashboard' ? '/dashboard?notice=welcome' : next
       const accountId = await createAccountWithPassword(db, email, passwordHash)
-      // An email that has an account gets the same answer as a new one, without a session: the
-      // page it lands on asks to sign in. Nothing says the email is taken.
-      if (accountId === undefined) return reply.redirect(landing, 303)
+      // An email that has an account gets the answer a new one gets, a session cookie included,
+      // but its cookie opens no session: the page it lands on asks to sign in. Nothing in the
+      // answer says the email is taken.
+      if (accountId === undefined) {
+        setUnusableSessionCookie(reply)
+        return reply.redirect(landing, 303)
+      }
       await attemptSucceeded(db, reservation.seq)
       await startSession(db, reply, accountId, userAgent(request))
       return reply.redirect(landing, 303)

@@ -12,7 +12,7 @@ import {
 } from '../../oauth/clients-service.ts'
 import { grantsOfAccount, revokeGrantOfAccount } from '../../oauth/grants-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
-import { csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
+import { baseUrlOf, csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
 import {
   type ClientView,
   clientSecretPage,
@@ -22,7 +22,6 @@ import {
   oauthUnavailablePage,
   publicClientPage,
 } from '../views/clients-views.ts'
-import { baseUrlOf } from '../views/examples.ts'
 
 /**
  * OAuth apps: the account's own clients (create, rotate the secret, delete) and the grants the
@@ -32,8 +31,6 @@ import { baseUrlOf } from '../views/examples.ts'
 export function clientsRoutes(oauth: OAuthServer | undefined) {
   return async (app: FastifyInstance): Promise<void> => {
     const db = app.deps.db
-    const baseUrl = (request: FastifyRequest) =>
-      baseUrlOf(app.deps.config.publicUrl, request.protocol, request.host)
 
     async function ownClient(request: FastifyRequest): Promise<ClientView> {
       const { id } = request.params as { id: string }
@@ -100,7 +97,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
         .split(/[\r\n]+/)
         .map((u) => u.trim())
         .filter((u) => u !== '')
-      const again = async (text: string) => {
+      const again = async (text: string, failed: string) => {
         const { clients, grants } = await listPage(request)
         return sendPage(
           reply,
@@ -110,14 +107,15 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
             clients,
             grants,
             notice: { kind: 'error', text },
-            values: { name, redirectUris: redirectText, scopes, isPublic },
+            values: { name, redirectUris: redirectText, scopes, isPublic, failed },
           }),
           400,
         )
       }
-      if (name === '') return again('Give the app a name: account holders see it when it asks for access.')
-      if (scopes.length === 0) return again('Tick at least one scope the app may ask for.')
-      if (redirectUris.length > 10) return again('Give at most 10 redirect URIs.')
+      if (name === '')
+        return again('Give the app a name: account holders see it when it asks for access.', 'name')
+      if (scopes.length === 0) return again('Tick at least one scope the app may ask for.', 'scopes')
+      if (redirectUris.length > 10) return again('Give at most 10 redirect URIs.', 'redirect_uris')
       const input = { accountId: session.accountId, name, scopes, redirectUris }
       try {
         if (isPublic) {
@@ -128,7 +126,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
               csrf: csrfToken(reply),
               email: session.email,
               client: info,
-              baseUrl: baseUrl(request),
+              baseUrl: baseUrlOf(request),
             }),
           )
         }
@@ -140,12 +138,13 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
             email: session.email,
             client: info,
             secret: clientSecret,
-            baseUrl: baseUrl(request),
+            baseUrl: baseUrlOf(request),
             rotated: false,
           }),
         )
       } catch (error) {
-        if (error instanceof ClientInputError) return again(error.message)
+        // Every ClientInputError is about a redirect URI.
+        if (error instanceof ClientInputError) return again(error.message, 'redirect_uris')
         throw error
       }
     })
@@ -175,7 +174,7 @@ export function clientsRoutes(oauth: OAuthServer | undefined) {
           email: session.email,
           client,
           secret,
-          baseUrl: baseUrl(request),
+          baseUrl: baseUrlOf(request),
           rotated: true,
         }),
       )

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
 import { listApiKeys, toApiKeyInfo } from '../../keys/keys-service.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
@@ -10,22 +10,15 @@ import {
   listSpecies,
 } from '../../pets/pets-service.ts'
 import { countUsers, findUser, listUserNames, listUsers, userNamesByIds } from '../../users/users-service.ts'
-import { csrfToken, noticeFrom, query, sendPage, sessionOf } from '../context.ts'
+import { baseUrlOf, csrfToken, noticeFrom, positiveInt, query, sendPage, sessionOf } from '../context.ts'
 import { overviewPage, petPage, petsPage, userPage, usersPage } from '../views/data-views.ts'
-import { baseUrlOf } from '../views/examples.ts'
 import { keyState } from '../views/keys-views.ts'
 
 const PAGE_SIZE = 20
 
-function positiveInt(text: string): number | undefined {
-  return /^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : undefined
-}
-
 /** The overview, and browsing pets and users (read-only: changes go through the API). */
 export async function dataRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.db
-  const baseUrl = (request: FastifyRequest) =>
-    baseUrlOf(app.deps.config.publicUrl, request.protocol, request.host)
 
   app.get('/', async (request, reply) => {
     const session = sessionOf(request)
@@ -46,7 +39,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
         counts,
         users,
         activeKeys,
-        baseUrl: baseUrl(request),
+        baseUrl: baseUrlOf(request),
       }),
     )
   })
@@ -108,7 +101,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
     const owner = pet.ownerId === null ? undefined : await findUser(db, session.accountId, pet.ownerId)
     return sendPage(
       reply,
-      petPage({ csrf: csrfToken(reply), email: session.email, pet, owner, baseUrl: baseUrl(request) }),
+      petPage({ csrf: csrfToken(reply), email: session.email, pet, owner, baseUrl: baseUrlOf(request) }),
     )
   })
 

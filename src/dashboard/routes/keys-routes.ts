@@ -10,8 +10,7 @@ import {
   toApiKeyInfo,
 } from '../../keys/keys-service.ts'
 import { nowIso } from '../../lib/time.ts'
-import { csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
-import { baseUrlOf } from '../views/examples.ts'
+import { baseUrlOf, csrfToken, field, noticeFrom, pickedScopes, sendPage, sessionOf } from '../context.ts'
 import {
   EXPIRY_CHOICES,
   keyState,
@@ -25,8 +24,6 @@ import {
 /** Create, list, revoke and roll API keys. */
 export async function keysRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.db
-  const baseUrl = (request: FastifyRequest) =>
-    baseUrlOf(app.deps.config.publicUrl, request.protocol, request.host)
 
   /** The account's key with this id; 404 for another account's key as for a missing one. */
   async function ownKey(request: FastifyRequest): Promise<ApiKeyInfo> {
@@ -68,7 +65,7 @@ export async function keysRoutes(app: FastifyInstance): Promise<void> {
           email: session.email,
           keys,
           notice: { kind: 'error', text: problem },
-          values: { name, expiry, scopes: picked },
+          values: { name, expiry, scopes: picked, failed: choice === undefined ? 'expiry' : 'scopes' },
         }),
         400,
       )
@@ -85,7 +82,7 @@ export async function keysRoutes(app: FastifyInstance): Promise<void> {
     // The secret is on this page only: never cache it anywhere.
     return sendPage(
       reply,
-      newKeyPage({ csrf: csrfToken(reply), email: session.email, apiKey, info, baseUrl: baseUrl(request) }),
+      newKeyPage({ csrf: csrfToken(reply), email: session.email, apiKey, info, baseUrl: baseUrlOf(request) }),
     )
   })
 
@@ -138,7 +135,7 @@ export async function keysRoutes(app: FastifyInstance): Promise<void> {
         email: session.email,
         apiKey: created.apiKey,
         info: created.info,
-        baseUrl: baseUrl(request),
+        baseUrl: baseUrlOf(request),
         rolledFrom: { info: old, expiresAt: choice.hours === 0 ? null : (after?.expires_at ?? null) },
       }),
     )

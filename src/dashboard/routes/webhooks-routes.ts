@@ -51,6 +51,7 @@ export async function webhooksRoutes(app: FastifyInstance): Promise<void> {
         throw new ApiError(
           'parameter_invalid',
           'Tick at least one event to send: an endpoint that receives nothing is of no use.',
+          { param: 'enabled_events' },
         )
       }
       const endpoint = await createEndpoint(db, ctx(), session.accountId, {
@@ -69,7 +70,7 @@ export async function webhooksRoutes(app: FastifyInstance): Promise<void> {
           email: session.email,
           notice: { kind: 'error', text: error.detail },
           endpoints: await allEndpoints(session.accountId),
-          values: { url, events, description },
+          values: { url, events, description, failed: error.options.param },
         }),
         400,
       )

@@ -1,4 +1,5 @@
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password-strength.ts'
+import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
 import { authPage, csrfField, type Notice } from '../../web/layout.ts'
 import { appPage, when } from './layout.ts'
@@ -8,11 +9,11 @@ function passwordInput(
   name: string,
   autocomplete: string,
   meter: boolean,
-  invalid = false,
+  failed: string | undefined,
 ): Html {
   const describedBy = meter ? `${id}-hint ${id}-meter-text` : `${id}-hint`
   return html`<input id="${id}" name="${name}" type="password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="200"
-    autocomplete="${autocomplete}" aria-describedby="${describedBy}"${meter ? html` data-strength="${id}-meter"` : ''}${invalid ? html` aria-invalid="true"` : ''}>
+    autocomplete="${autocomplete}" aria-describedby="${describedBy}"${meter ? html` data-strength="${id}-meter"` : ''}${fieldState(name, failed)}>
   ${
     meter
       ? html`<div class="meter" id="${id}-meter" hidden><span></span></div>
@@ -21,7 +22,14 @@ function passwordInput(
   }`
 }
 
-export function signInPage(input: { csrf: string; email?: string; next?: string; notice?: Notice }): string {
+export function signInPage(input: {
+  csrf: string
+  email?: string
+  next?: string
+  notice?: Notice
+  /** The field a refused sign-in puts the focus on. */
+  field?: string
+}): string {
   return authPage({
     title: 'Sign in to your account',
     lead: 'Manage your API keys, OAuth apps and pet records.',
@@ -31,11 +39,11 @@ export function signInPage(input: { csrf: string; email?: string; next?: string;
   ${input.next === undefined ? '' : html`<input type="hidden" name="next" value="${input.next}">`}
   <div class="field">
     <label for="email">Email</label>
-    <input id="email" name="email" type="email" required autocomplete="username" value="${input.email ?? ''}" autofocus>
+    <input id="email" name="email" type="email" required autocomplete="username" value="${input.email ?? ''}"${fieldState('email', input.field, true)}>
   </div>
   <div class="field">
     <label for="password">Password</label>
-    <input id="password" name="password" type="password" required autocomplete="current-password">
+    <input id="password" name="password" type="password" required autocomplete="current-password"${fieldState('password', input.field)}>
   </div>
   <button class="btn block" type="submit">Sign in</button>
 </form>`,
@@ -59,11 +67,11 @@ export function signUpPage(input: {
   ${input.next === undefined ? '' : html`<input type="hidden" name="next" value="${input.next}">`}
   <div class="field">
     <label for="email">Email</label>
-    <input id="email" name="email" type="email" required autocomplete="username" value="${input.email ?? ''}"${input.field === 'email' ? html` aria-invalid="true"` : ''} autofocus>
+    <input id="email" name="email" type="email" required autocomplete="username" value="${input.email ?? ''}"${fieldState('email', input.field, true)}>
   </div>
   <div class="field">
     <label for="password">Password</label>
-    ${passwordInput('password', 'password', 'new-password', true, input.field === 'password')}
+    ${passwordInput('password', 'password', 'new-password', true, input.field)}
     <p class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters. A few unrelated words make a strong, memorable password.</p>
   </div>
   <button class="btn block" type="submit">Create account</button>
@@ -102,11 +110,11 @@ export function accountPage(input: {
     <input type="text" name="username" autocomplete="username" value="${input.email}" hidden>
     <div class="field">
       <label for="current_password">Current password</label>
-      <input id="current_password" name="current_password" type="password" required autocomplete="current-password"${input.field === 'current_password' ? html` aria-invalid="true"` : ''}>
+      <input id="current_password" name="current_password" type="password" required autocomplete="current-password"${fieldState('current_password', input.field)}>
     </div>
     <div class="field">
       <label for="new_password">New password</label>
-      ${passwordInput('new_password', 'new_password', 'new-password', true, input.field === 'new_password')}
+      ${passwordInput('new_password', 'new_password', 'new-password', true, input.field)}
       <p class="hint" id="new_password-hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
     </div>
     <div class="actions"><button class="btn" type="submit">Change password</button></div>

@@ -1,10 +1,12 @@
 import type { Scope } from '../../access/scopes.ts'
+import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'
 import { csrfField, type Notice } from '../../web/layout.ts'
 import { codeBlock } from './examples.ts'
 import { appPage, when } from './layout.ts'
 import { scopeBadges, scopeCheckboxes } from './scopes.ts'
+import { dataTable } from './table.ts'
 
 /** What the client pages show of a client (never its secret hash). */
 export interface ClientView {
@@ -32,6 +34,8 @@ export interface ClientFormValues {
   redirectUris: string
   scopes: Scope[]
   isPublic: boolean
+  /** The field that was refused (`name`, `redirect_uris`, `scopes`): it takes the focus. */
+  failed?: string
 }
 
 function createForm(csrf: string, values: ClientFormValues | undefined): Html {
@@ -42,65 +46,82 @@ function createForm(csrf: string, values: ClientFormValues | undefined): Html {
     ${csrfField(csrf)}
     <div class="field">
       <label for="client-name">Name</label>
-      <input id="client-name" name="name" type="text" maxlength="100" required placeholder="e.g. Vet clinic integration" value="${values?.name ?? ''}" aria-describedby="client-name-hint">
+      <input id="client-name" name="name" type="text" maxlength="100" required placeholder="e.g. Vet clinic integration" value="${values?.name ?? ''}" aria-describedby="client-name-hint"${fieldState('name', values?.failed)}>
       <p class="hint" id="client-name-hint">Shown to account holders on the consent page.</p>
     </div>
     <div class="field">
       <label for="redirect-uris">Redirect URIs</label>
-      <textarea id="redirect-uris" name="redirect_uris" rows="3" placeholder="https://app.example.com/callback" aria-describedby="redirect-hint">${values?.redirectUris ?? ''}</textarea>
+      <textarea id="redirect-uris" name="redirect_uris" rows="3" placeholder="https://app.example.com/callback" aria-describedby="redirect-hint"${fieldState('redirect_uris', values?.failed)}>${values?.redirectUris ?? ''}</textarea>
       <p class="hint" id="redirect-hint">One per line; https, or http on localhost. Leave empty for client credentials only.</p>
     </div>
     <div class="field">
       <label><input type="checkbox" name="public" value="1" aria-describedby="public-hint"${values?.isPublic ? html` checked` : ''}> Public app (runs in a browser or on a phone)</label>
       <p class="hint" id="public-hint">A public app gets no secret, since its code is in its users' hands: it uses only the authorization code flow with PKCE, and its refresh tokens change on every use. It needs a redirect URI.</p>
     </div>
-    ${scopeCheckboxes({ legend: 'Scopes the app may ask for', chosen: values?.scopes })}
+    ${scopeCheckboxes({ legend: 'Scopes the app may ask for', chosen: values?.scopes, failed: values?.failed })}
     <div class="actions"><button class="btn" type="submit">${icon('plus')}Create app</button></div>
   </form>
 </section>`
 }
 
 function clientsTable(clients: ClientView[]): Html {
-  if (clients.length === 0) {
-    return html`<div class="table-wrap"><div class="empty">${icon('apps')}<p>No OAuth apps yet.</p></div></div>`
-  }
-  return html`<div class="table-wrap"><table data-testid="clients-table">
-  <caption class="visually-hidden">Your OAuth apps</caption>
-  <thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">Redirect URIs</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>
-  ${clients.map(
-    (c) => html`<tr data-client-id="${c.client_id}">
-    <td><strong>${c.name}</strong><span class="sub mono">${c.client_id}</span>${c.client_type === 'public' ? html`<span class="sub">Public app (PKCE, no secret)</span>` : ''}</td>
-    <td>${scopeBadges(c.scopes)}</td>
-    <td>${c.redirect_uris.length === 0 ? html`<span class="sub">Client credentials only</span>` : c.redirect_uris.map((u) => html`<span class="sub mono">${u}</span>`)}</td>
-    <td>${when(c.created_at)}</td>
-    <td class="num"><span class="actions">${c.client_type === 'public' ? '' : html`<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/rotate" aria-label="Rotate the secret of ${c.name}">Rotate secret</a>`}<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/delete" aria-label="Delete ${c.name}">Delete</a></span></td>
-  </tr>`,
-  )}
-  </tbody>
-</table></div>`
+  return dataTable({
+    caption: 'Your OAuth apps',
+    testId: 'clients-table',
+    rows: clients,
+    empty: { icon: 'apps', text: 'No OAuth apps yet.' },
+    rowAttributes: (c) => html` data-client-id="${c.client_id}"`,
+    columns: [
+      {
+        label: 'App',
+        cell: (c) =>
+          html`<strong>${c.name}</strong><span class="sub mono">${c.client_id}</span>${c.client_type === 'public' ? html`<span class="sub">Public app (PKCE, no secret)</span>` : ''}`,
+      },
+      { label: 'Scopes', cell: (c) => scopeBadges(c.scopes) },
+      {
+        label: 'Redirect URIs',
+        cell: (c) =>
+          c.redirect_uris.length === 0
+            ? html`<span class="sub">Client credentials only</span>`
+            : c.redirect_uris.map((u) => html`<span class="sub mono url">${u}</span>`),
+      },
+      { label: 'Created', cell: (c) => when(c.created_at) },
+      {
+        label: 'Actions',
+        hiddenLabel: true,
+        numeric: true,
+        cell: (c) =>
+          html`<span class="actions">${c.client_type === 'public' ? '' : html`<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/rotate" aria-label="Rotate the secret of ${c.name}">Rotate secret</a>`}<a class="btn secondary small" href="/dashboard/clients/${c.client_id}/delete" aria-label="Delete ${c.name}">Delete</a></span>`,
+      },
+    ],
+  })
 }
 
 function grantsTable(csrf: string, grants: GrantView[]): Html {
-  if (grants.length === 0) {
-    return html`<div class="table-wrap"><div class="empty">${icon('shield')}<p>You have not authorised any app to act for you.</p></div></div>`
-  }
-  return html`<div class="table-wrap"><table data-testid="grants-table">
-  <caption class="visually-hidden">Apps you authorised</caption>
-  <thead><tr><th scope="col">App</th><th scope="col">Access</th><th scope="col">Authorised</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>
-  ${grants.map(
-    (g) => html`<tr>
-    <td><strong>${g.clientName}</strong><span class="sub mono">${g.clientId}</span></td>
-    <td>${scopeBadges(g.scopes)}</td>
-    <td>${g.grantedAt === null ? '—' : when(g.grantedAt)}</td>
-    <td class="num"><form method="post" action="/dashboard/authorisations/${g.id}/revoke" data-confirm="Revoke ${g.clientName}'s access to your account?">
+  return dataTable({
+    caption: 'Apps you authorised',
+    testId: 'grants-table',
+    rows: grants,
+    empty: { icon: 'shield', text: 'You have not authorised any app to act for you.' },
+    columns: [
+      {
+        label: 'App',
+        cell: (g) => html`<strong>${g.clientName}</strong><span class="sub mono">${g.clientId}</span>`,
+      },
+      { label: 'Access', cell: (g) => scopeBadges(g.scopes) },
+      { label: 'Authorised', cell: (g) => (g.grantedAt === null ? '—' : when(g.grantedAt)) },
+      {
+        label: 'Actions',
+        hiddenLabel: true,
+        numeric: true,
+        cell: (
+          g,
+        ) => html`<form method="post" action="/dashboard/authorisations/${g.id}/revoke" data-confirm="Revoke ${g.clientName}'s access to your account?">
       ${csrfField(csrf)}<button class="btn secondary small" type="submit" aria-label="Revoke access of ${g.clientName}">Revoke access</button>
-    </form></td>
-  </tr>`,
-  )}
-  </tbody>
-</table></div>`
+    </form>`,
+      },
+    ],
+  })
 }
 
 export function clientsPage(input: {

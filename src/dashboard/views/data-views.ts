@@ -7,6 +7,7 @@ import { icon } from '../../web/icons.ts'
 import type { Notice } from '../../web/layout.ts'
 import { examples } from './examples.ts'
 import { appPage, when } from './layout.ts'
+import { dataTable } from './table.ts'
 
 interface Common {
   csrf: string
@@ -80,7 +81,7 @@ export function pageLinks(
     })
     return `${path}?${q.toString()}`
   }
-  if (!hasNewer && !hasOlder) return html``
+  if ((!hasNewer && !hasOlder) || first === null) return html``
   return html`<nav class="pager" aria-label="Pages">
   <span></span>
   <span class="actions">
@@ -112,16 +113,6 @@ export function petsPage(
 ): string {
   const f = input.filters
   const filtered = f.status !== '' || f.species !== '' || f.owner !== ''
-  const rows = input.pets.map(
-    (p) => html`<tr>
-  <td class="mono"><a href="/dashboard/pets/${p.id}">${p.id}</a></td>
-  <td><a href="/dashboard/pets/${p.id}"><strong>${p.name}</strong></a></td>
-  <td>${p.species ?? '—'}${p.breed === null ? '' : html`<span class="sub">${p.breed}</span>`}</td>
-  <td>${p.ownerId === null ? '—' : html`<a href="/dashboard/users/${p.ownerId}">${input.ownerNames.get(p.ownerId) ?? p.ownerId}</a>`}</td>
-  <td>${statusBadge(p.status)}</td>
-  <td>${when(p.updatedAt)}</td>
-</tr>`,
-  )
   return appPage({
     title: 'Pets',
     lead: 'Every pet in your account, newest first.',
@@ -156,20 +147,36 @@ export function petsPage(
     ${filtered ? html`<a class="btn secondary" href="/dashboard/pets">Clear</a>` : ''}
   </div>
 </form>
-${
-  input.pets.length === 0
-    ? html`<div class="table-wrap"><div class="empty">${icon('paw')}<p>${
-        filtered
-          ? 'No pets match these filters.'
-          : html`No pets yet. Create one with the API: see <a href="/dashboard">Getting started</a>.`
-      }</p></div></div>`
-    : html`<div class="table-wrap"><table data-testid="pets-table">
-  <caption class="visually-hidden">Pets</caption>
-  <thead><tr><th scope="col">ID</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col">Owner</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>
-${pageLinks('/dashboard/pets', { status: f.status, species: f.species, owner: f.owner }, input.pets[0] === undefined ? null : String(input.pets[0].id), input.pets.at(-1) === undefined ? null : String(input.pets.at(-1)?.id), input.hasNewer, input.hasOlder)}`
-}`,
+${dataTable({
+  caption: 'Pets',
+  testId: 'pets-table',
+  rows: input.pets,
+  empty: {
+    icon: 'paw',
+    text: filtered
+      ? 'No pets match these filters.'
+      : html`No pets yet. Create one with the API: see <a href="/dashboard">Getting started</a>.`,
+  },
+  columns: [
+    { label: 'ID', cell: (p) => html`<a class="mono" href="/dashboard/pets/${p.id}">${p.id}</a>` },
+    { label: 'Name', cell: (p) => html`<a href="/dashboard/pets/${p.id}"><strong>${p.name}</strong></a>` },
+    {
+      label: 'Species',
+      cell: (p) =>
+        html`${p.species ?? '—'}${p.breed === null ? '' : html`<span class="sub">${p.breed}</span>`}`,
+    },
+    {
+      label: 'Owner',
+      cell: (p) =>
+        p.ownerId === null
+          ? '—'
+          : html`<a href="/dashboard/users/${p.ownerId}">${input.ownerNames.get(p.ownerId) ?? p.ownerId}</a>`,
+    },
+    { label: 'Status', cell: (p) => statusBadge(p.status) },
+    { label: 'Updated', cell: (p) => when(p.updatedAt) },
+  ],
+})}
+${pageLinks('/dashboard/pets', { status: f.status, species: f.species, owner: f.owner }, input.pets[0] === undefined ? null : String(input.pets[0].id), input.pets.at(-1) === undefined ? null : String(input.pets.at(-1)?.id), input.hasNewer, input.hasOlder)}`,
   })
 }
 
@@ -215,6 +222,7 @@ export function petPage(input: Common & { pet: Pet; owner: User | undefined; bas
     <dt>Version</dt><dd>${p.version}</dd>
     <dt>Created</dt><dd>${when(p.createdAt)}</dd>
     <dt>Updated</dt><dd>${when(p.updatedAt)}</dd>
+    <dt>Orders</dt><dd><a href="/dashboard/orders?pet=${p.id}">Orders of ${p.name}</a></dd>
   </dl>
 </section>
 <section class="card" aria-labelledby="api-h">
@@ -238,15 +246,6 @@ export function usersPage(
     hasOlder: boolean
   },
 ): string {
-  const rows = input.users.map(
-    (u) => html`<tr>
-  <td><a href="/dashboard/users/${u.id}"><strong>${u.name}</strong></a><span class="sub mono">${u.id}</span></td>
-  <td>${u.email ?? '—'}</td>
-  <td>${u.phone ?? '—'}</td>
-  <td class="num">${input.petCounts.get(u.id) ?? 0}</td>
-  <td>${when(u.createdAt)}</td>
-</tr>`,
-  )
   return appPage({
     title: 'Users',
     lead: `The pet owners in your account (${input.total}).`,
@@ -261,16 +260,30 @@ export function usersPage(
   </div>
   <div class="actions"><button class="btn" type="submit">Filter</button>${input.email_filter === '' ? '' : html`<a class="btn secondary" href="/dashboard/users">Clear</a>`}</div>
 </form>
-${
-  input.users.length === 0
-    ? html`<div class="table-wrap"><div class="empty">${icon('users')}<p>${input.email_filter === '' ? html`No users yet. Create pet owners with <code>POST /v1/user</code>.` : 'No user has this email.'}</p></div></div>`
-    : html`<div class="table-wrap"><table data-testid="users-table">
-  <caption class="visually-hidden">Users</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Phone</th><th scope="col" class="num">Pets</th><th scope="col">Created</th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>
-${pageLinks('/dashboard/users', { email: input.email_filter }, input.users[0]?.id ?? null, input.users.at(-1)?.id ?? null, input.hasNewer, input.hasOlder)}`
-}`,
+${dataTable({
+  caption: 'Users',
+  testId: 'users-table',
+  rows: input.users,
+  empty: {
+    icon: 'users',
+    text:
+      input.email_filter === ''
+        ? html`No users yet. Create pet owners with <code>POST /v1/user</code>.`
+        : 'No user has this email.',
+  },
+  columns: [
+    {
+      label: 'Name',
+      cell: (u) =>
+        html`<a href="/dashboard/users/${u.id}"><strong>${u.name}</strong></a><span class="sub mono">${u.id}</span>`,
+    },
+    { label: 'Email', cell: (u) => u.email ?? '—' },
+    { label: 'Phone', cell: (u) => u.phone ?? '—' },
+    { label: 'Pets', numeric: true, cell: (u) => input.petCounts.get(u.id) ?? 0 },
+    { label: 'Created', cell: (u) => when(u.createdAt) },
+  ],
+})}
+${pageLinks('/dashboard/users', { email: input.email_filter }, input.users[0]?.id ?? null, input.users.at(-1)?.id ?? null, input.hasNewer, input.hasOlder)}`,
   })
 }
 

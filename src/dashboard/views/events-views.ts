@@ -1,9 +1,9 @@
 import { EVENT_TYPES, type EventV1 } from '../../events/event.ts'
 import { html } from '../../web/html.ts'
-import { icon } from '../../web/icons.ts'
 import type { Notice } from '../../web/layout.ts'
 import { pageLinks } from './data-views.ts'
 import { appPage, when } from './layout.ts'
+import { dataTable } from './table.ts'
 
 interface Common {
   csrf: string
@@ -29,15 +29,6 @@ function objectLink(event: EventV1): string | undefined {
 export function eventsPage(
   input: Common & { events: EventV1[]; type: string; hasNewer: boolean; hasOlder: boolean },
 ): string {
-  const rows = input.events.map((e) => {
-    const id = e.data.object.id === undefined ? '' : String(e.data.object.id)
-    return html`<tr>
-  <td><a href="/dashboard/events/${e.id}"><span class="badge">${e.type}</span></a></td>
-  <td class="mono">${id}</td>
-  <td><a class="mono" href="/dashboard/events/${e.id}">${e.id}</a></td>
-  <td>${when(e.created_at)}</td>
-</tr>`
-  })
   return appPage({
     title: 'Events',
     lead: 'What changed in your account, newest first (kept for a limited time).',
@@ -58,20 +49,32 @@ export function eventsPage(
     ${input.type === '' ? '' : html`<a class="btn secondary" href="/dashboard/events">Clear</a>`}
   </div>
 </form>
-${
-  input.events.length === 0
-    ? html`<div class="table-wrap"><div class="empty">${icon('info')}<p>${
-        input.type === ''
-          ? 'No events yet: they appear as you create and change pets and users.'
-          : 'No events of this type.'
-      }</p></div></div>`
-    : html`<div class="table-wrap"><table data-testid="events-table">
-  <caption class="visually-hidden">Events</caption>
-  <thead><tr><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Event</th><th scope="col">When</th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>
-${pageLinks('/dashboard/events', { type: input.type }, input.events[0]?.id ?? null, input.events.at(-1)?.id ?? null, input.hasNewer, input.hasOlder)}`
-}`,
+${dataTable({
+  caption: 'Events',
+  testId: 'events-table',
+  rows: input.events,
+  empty: {
+    icon: 'info',
+    text:
+      input.type === ''
+        ? 'No events yet: they appear as you create and change pets and users.'
+        : 'No events of this type.',
+  },
+  columns: [
+    {
+      label: 'Type',
+      cell: (e) => html`<a href="/dashboard/events/${e.id}"><span class="badge">${e.type}</span></a>`,
+    },
+    {
+      label: 'Object',
+      cell: (e) =>
+        html`<span class="mono">${e.data.object.id === undefined ? '' : String(e.data.object.id)}</span>`,
+    },
+    { label: 'Event', cell: (e) => html`<a class="mono" href="/dashboard/events/${e.id}">${e.id}</a>` },
+    { label: 'When', cell: (e) => when(e.created_at) },
+  ],
+})}
+${pageLinks('/dashboard/events', { type: input.type }, input.events[0]?.id ?? null, input.events.at(-1)?.id ?? null, input.hasNewer, input.hasOlder)}`,
   })
 }
 

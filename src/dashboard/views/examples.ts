@@ -49,8 +49,3 @@ with urllib.request.urlopen(req) as res:
   <section data-tab="Python" id="${idPrefix}-py-panel"><h3>Python 3 (standard library)</h3>${codeBlock(`${idPrefix}-py`, py)}</section>
 </div>`
 }
-
-/** The origin integrators should call: PUBLIC_URL when configured, else what this request used. */
-export function baseUrlOf(publicUrl: string | undefined, protocol: string, host: string): string {
-  return publicUrl ?? `${protocol}://${host}`
-}

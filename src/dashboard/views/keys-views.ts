@@ -1,11 +1,13 @@
 import type { Scope } from '../../access/scopes.ts'
 import type { ApiKeyInfo } from '../../keys/keys-service.ts'
+import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'
 import { csrfField, type Notice } from '../../web/layout.ts'
 import { examples } from './examples.ts'
 import { appPage, when } from './layout.ts'
 import { scopeBadges, scopeCheckboxes } from './scopes.ts'
+import { dataTable } from './table.ts'
 
 export const EXPIRY_CHOICES: { value: string; label: string; days: number | null }[] = [
   { value: 'never', label: 'Never', days: null },
@@ -35,7 +37,7 @@ export function keyState(key: ApiKeyInfo, now = Date.now()): KeyState {
 function stateBadge(key: ApiKeyInfo): Html {
   const state = keyState(key)
   const label = { active: 'Active', expiring: 'Expires', expired: 'Expired', revoked: 'Revoked' }[state]
-  if (state === 'expiring') return html`<span class="badge expiring">Expires ${when(key.expires_at)}</span>`
+  if (state === 'expiring') return html`<span class="badge expiring">Expires</span> ${when(key.expires_at)}`
   return html`<span class="badge ${state}">${label}</span>`
 }
 
@@ -43,6 +45,8 @@ export interface KeyFormValues {
   name: string
   expiry: string
   scopes: Scope[]
+  /** The field that was refused: it takes the focus. */
+  failed?: 'expiry' | 'scopes'
 }
 
 function createForm(csrf: string, values: KeyFormValues | undefined): Html {
@@ -59,7 +63,7 @@ function createForm(csrf: string, values: KeyFormValues | undefined): Html {
       </div>
       <div class="field">
         <label for="expiry">Expires</label>
-        <select id="expiry" name="expiry" aria-describedby="expiry-hint">
+        <select id="expiry" name="expiry" aria-describedby="expiry-hint"${fieldState('expiry', values?.failed)}>
           ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${values?.expiry === c.value ? html` selected` : ''}>${c.label}</option>`)}
         </select>
         <p class="hint" id="expiry-hint">After that the API refuses the key.</p>
@@ -67,8 +71,9 @@ function createForm(csrf: string, values: KeyFormValues | undefined): Html {
     </div>
     ${scopeCheckboxes({
       legend: 'Permissions',
-      hint: 'Untick what this key should not do. All ticked means full access.',
+      hint: 'Tick what this key may do. All ticked means full access, including permissions added later.',
       chosen: values?.scopes,
+      failed: values?.failed,
     })}
     <div class="actions"><button class="btn" type="submit">${icon('plus')}Create key</button></div>
   </form>
@@ -76,30 +81,32 @@ function createForm(csrf: string, values: KeyFormValues | undefined): Html {
 }
 
 function keysTable(keys: ApiKeyInfo[]): Html {
-  if (keys.length === 0) {
-    return html`<div class="table-wrap"><div class="empty">${icon('key')}<p>No API keys yet. Create your first one above.</p></div></div>`
-  }
-  return html`<div class="table-wrap"><table>
-  <caption class="visually-hidden">Your API keys</caption>
-  <thead><tr><th scope="col">Key</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>
-  ${keys.map((k) => {
-    const live = keyState(k) === 'active' || keyState(k) === 'expiring'
-    return html`<tr${live ? '' : html` class="inactive"`} data-key-id="${k.id}">
-    <td><strong>${k.name}</strong><span class="sub mono">${k.redacted}</span></td>
-    <td>${scopeBadges(k.scopes)}</td>
-    <td>${when(k.created_at)}</td>
-    <td>${when(k.last_used_at)}</td>
-    <td>${stateBadge(k)}</td>
-    <td class="num">${
-      live
-        ? html`<span class="actions"><a class="btn secondary small" href="/dashboard/keys/${k.id}/roll" aria-label="Roll ${k.name}">Roll</a><a class="btn secondary small" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></span>`
-        : ''
-    }</td>
-  </tr>`
-  })}
-  </tbody>
-</table></div>`
+  const live = (k: ApiKeyInfo) => keyState(k) === 'active' || keyState(k) === 'expiring'
+  return dataTable({
+    caption: 'Your API keys',
+    rows: keys,
+    empty: { icon: 'key', text: 'No API keys yet. Create your first one above.' },
+    rowAttributes: (k) => html`${live(k) ? '' : html` class="inactive"`} data-key-id="${k.id}"`,
+    columns: [
+      {
+        label: 'Key',
+        cell: (k) => html`<strong>${k.name}</strong><span class="sub mono">${k.redacted}</span>`,
+      },
+      { label: 'Permissions', cell: (k) => scopeBadges(k.scopes) },
+      { label: 'Created', cell: (k) => when(k.created_at) },
+      { label: 'Last used', cell: (k) => when(k.last_used_at) },
+      { label: 'Status', cell: stateBadge },
+      {
+        label: 'Actions',
+        hiddenLabel: true,
+        numeric: true,
+        cell: (k) =>
+          live(k)
+            ? html`<span class="actions"><a class="btn secondary small" href="/dashboard/keys/${k.id}/roll" aria-label="Roll ${k.name}">Roll</a><a class="btn secondary small" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></span>`
+            : '',
+      },
+    ],
+  })
 }
 
 export function keysPage(input: {
@@ -156,7 +163,7 @@ export function newKeyPage(input: {
       : html`<p>The old key <span class="mono">${rolled.info.redacted}</span> ${
           rolled.expiresAt === null
             ? 'was revoked and no longer works.'
-            : html`keeps working until ${when(rolled.expiresAt)} (<time datetime="${rolled.expiresAt}">${rolled.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time>), so you can deploy the new one first.`
+            : html`keeps working until ${when(rolled.expiresAt)}, so you can deploy the new one first.`
         }</p>`
   }
   <div class="actions"><a class="btn" href="/dashboard/keys">I have stored it safely</a></div>

@@ -2,7 +2,16 @@ import { type Html, html, type Renderable } from '../../web/html.ts'
 import { type IconName, icon, LOGO } from '../../web/icons.ts'
 import { csrfField, head, type Notice, noticeBlock } from '../../web/layout.ts'
 
-export type NavKey = 'overview' | 'keys' | 'clients' | 'pets' | 'users' | 'events' | 'webhooks' | 'account'
+export type NavKey =
+  | 'overview'
+  | 'keys'
+  | 'clients'
+  | 'pets'
+  | 'users'
+  | 'orders'
+  | 'events'
+  | 'webhooks'
+  | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'overview', href: '/dashboard', label: 'Overview', icon: 'home' },
@@ -10,6 +19,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'clients', href: '/dashboard/clients', label: 'OAuth apps', icon: 'apps' },
   { key: 'pets', href: '/dashboard/pets', label: 'Pets', icon: 'paw' },
   { key: 'users', href: '/dashboard/users', label: 'Users', icon: 'users' },
+  { key: 'orders', href: '/dashboard/orders', label: 'Orders', icon: 'cart' },
   { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
   { key: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', icon: 'apps' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
@@ -71,31 +81,37 @@ export function appPage(page: AppPage): string {
 </html>`.value
 }
 
-/** "3 minutes ago"-style text for recent times, a date otherwise; the full time in a tooltip. */
+/**
+ * A time, as the real time (UTC, to the second) and how long ago or how soon it is:
+ * "2025-01-05 14:03:27 UTC (3 minutes ago)". The relative words alone said "just now" on every
+ * row of a busy minute. In a table cell the relative part takes a line of its own.
+ */
 export function when(iso: string | null, empty = 'Never'): Html {
-  if (iso === null) return html`<span class="sub-muted">${empty}</span>`
-  return html`<time datetime="${iso}" title="${iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}">${relative(iso)}</time>`
+  const at = iso === null ? Number.NaN : Date.parse(iso)
+  if (iso === null || Number.isNaN(at)) return html`<span class="sub-muted">${empty}</span>`
+  // A no-break space keeps the zone with the time when the line wraps after the date.
+  const real = `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')}\u00a0UTC`
+  return html`<time datetime="${iso}">${real} <span class="ago">(${relative(at)})</span></time>`
 }
 
-export function relative(iso: string, now = Date.now()): string {
-  const ms = Date.parse(iso) - now
-  const future = ms > 0
-  const abs = Math.abs(ms)
-  const minute = 60_000
-  const hour = 60 * minute
-  const day = 24 * hour
-  const phrase = (n: number, unit: string) => {
-    const text = `${n} ${unit}${n === 1 ? '' : 's'}`
-    return future ? `in ${text}` : `${text} ago`
-  }
-  if (abs < minute) return future ? 'in a moment' : 'just now'
-  if (abs < hour) return phrase(Math.round(abs / minute), 'minute')
-  if (abs < day) return phrase(Math.round(abs / hour), 'hour')
-  if (abs < 30 * day) return phrase(Math.round(abs / day), 'day')
-  return new Date(iso).toLocaleDateString('en-GB', {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    timeZone: 'UTC',
-  })
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+const UNITS: [string, number][] = [
+  ['year', 365 * DAY],
+  ['month', 30 * DAY],
+  ['day', DAY],
+  ['hour', HOUR],
+  ['minute', MINUTE],
+]
+
+/** "3 minutes ago", "in 7 days", "just now": `at` (ms since the epoch) seen from `now`. */
+export function relative(at: number, now = Date.now()): string {
+  const future = at > now
+  const abs = Math.abs(at - now)
+  const [unit, size] = UNITS.find(([, size]) => abs >= size) ?? ['', 0]
+  if (size === 0) return future ? 'in a moment' : 'just now'
+  const n = Math.round(abs / size)
+  const text = `${n} ${unit}${n === 1 ? '' : 's'}`
+  return future ? `in ${text}` : `${text} ago`
 }

@@ -1,4 +1,5 @@
 import { ALL_SCOPES, SCOPES, type Scope } from '../../access/scopes.ts'
+import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
 
 /**
@@ -7,20 +8,32 @@ import { type Html, html } from '../../web/html.ts'
  * and the badges of the tables.
  */
 
-/** A fieldset of one checkbox per scope; all ticked when the form is new. */
+/** What an integration that keeps pets and their owners needs: named by the forms, never ticked for you. */
+export const TYPICAL_SCOPES: readonly Scope[] = ['read:pets', 'write:pets', 'read:users', 'write:users']
+
+/**
+ * A fieldset of one checkbox per scope. A new form ticks none: a key or app gets only what its
+ * holder chose (least privilege), and the hint names what a typical integration needs.
+ */
 export function scopeCheckboxes(input: {
   legend: string
   hint?: string
   chosen: readonly Scope[] | undefined
+  /** The field a refused submission puts the focus on (`scopes`: the first box). */
+  failed?: string | undefined
 }): Html {
-  const chosen = new Set(input.chosen ?? ALL_SCOPES)
+  const chosen = new Set(input.chosen ?? [])
+  const typical = TYPICAL_SCOPES.map(
+    (s, i) => html`${i === 0 ? '' : i === TYPICAL_SCOPES.length - 1 ? ' and ' : ', '}<code>${s}</code>`,
+  )
   return html`<fieldset>
       <legend>${input.legend}</legend>
       ${input.hint === undefined ? '' : html`<p class="hint">${input.hint}</p>`}
+      <p class="hint">A typical integration, one that keeps pets and their owners, needs ${typical}.</p>
       <div class="checks">
         ${ALL_SCOPES.map(
-          (s) =>
-            html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${chosen.has(s) ? html` checked` : ''}><span><span class="mono">${s}</span><small>${SCOPES[s]}</small></span></label>`,
+          (s, i) =>
+            html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${chosen.has(s) ? html` checked` : ''}${i === 0 ? fieldState('scopes', input.failed) : ''}><span><span class="mono">${s}</span><small>${SCOPES[s]}</small></span></label>`,
         )}
       </div>
     </fieldset>`

@@ -1,5 +1,5 @@
+import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
-import { icon } from '../../web/icons.ts'
 import { csrfField, type Notice } from '../../web/layout.ts'
 import {
   SUBSCRIBABLE_EVENT_TYPES,
@@ -7,6 +7,7 @@ import {
   type WebhookEndpointV1,
 } from '../../webhooks/webhook-endpoint.ts'
 import { appPage, when } from './layout.ts'
+import { dataTable } from './table.ts'
 
 interface Common {
   csrf: string
@@ -42,6 +43,10 @@ function statusBadge(e: WebhookEndpointV1): Html {
     : html`<span class="badge revoked">${disabledForFailing(e) ? 'disabled: failing' : 'disabled'}</span>`
 }
 
+function eventBadges(e: WebhookEndpointV1): Html {
+  return html`<span class="badges">${e.enabled_events.map((t) => html`<span class="badge">${t}</span>`)}</span>`
+}
+
 function failingNotice(endpoints: WebhookEndpointV1[]): Notice | undefined {
   const failing = endpoints.filter(disabledForFailing)
   if (failing.length === 0) return undefined
@@ -57,18 +62,11 @@ function failingNotice(endpoints: WebhookEndpointV1[]): Notice | undefined {
 export function webhooksPage(
   input: Common & {
     endpoints: WebhookEndpointV1[]
-    values?: { url: string; events: string[]; description: string }
+    /** What the refused form held, and the field that failed (it takes the focus). */
+    values?: { url: string; events: string[]; description: string; failed?: string | undefined }
   },
 ): string {
   const values = input.values ?? { url: '', events: ['*'], description: '' }
-  const rows = input.endpoints.map(
-    (e) => html`<tr>
-  <td><a href="/dashboard/webhooks/${e.id}"><strong>${e.url}</strong></a><span class="sub mono">${e.id}</span>${e.description === null ? '' : html`<span class="sub">${e.description}</span>`}</td>
-  <td><span class="badges">${e.enabled_events.map((t) => html`<span class="badge">${t}</span>`)}</span></td>
-  <td>${statusBadge(e)}</td>
-  <td>${when(e.created_at)}</td>
-</tr>`,
-  )
   return appPage({
     title: 'Webhooks',
     lead: 'Endpoints of yours that receive signed events as they happen (Standard Webhooks).',
@@ -76,32 +74,39 @@ export function webhooksPage(
     email: input.email,
     csrf: input.csrf,
     notice: input.notice ?? failingNotice(input.endpoints),
-    body: html`${
-      input.endpoints.length === 0
-        ? html`<div class="table-wrap"><div class="empty">${icon('info')}<p>No webhook endpoints yet. Add one below.</p></div></div>`
-        : html`<div class="table-wrap"><table data-testid="webhooks-table">
-  <caption class="visually-hidden">Webhook endpoints</caption>
-  <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>`
-    }
+    body: html`${dataTable({
+      caption: 'Webhook endpoints',
+      testId: 'webhooks-table',
+      rows: input.endpoints,
+      empty: { icon: 'info', text: 'No webhook endpoints yet. Add one below.' },
+      columns: [
+        {
+          label: 'URL',
+          cell: (e) =>
+            html`<a href="/dashboard/webhooks/${e.id}"><strong>${e.url}</strong></a><span class="sub mono">${e.id}</span>${e.description === null ? '' : html`<span class="sub">${e.description}</span>`}`,
+        },
+        { label: 'Events', cell: eventBadges },
+        { label: 'Status', cell: statusBadge },
+        { label: 'Created', cell: (e) => when(e.created_at) },
+      ],
+    })}
 <section class="card" aria-labelledby="new-h">
   <h2 id="new-h">Add an endpoint</h2>
-  <form method="post" action="/dashboard/webhooks">${csrfField(input.csrf)}
+  <form class="stack" method="post" action="/dashboard/webhooks">${csrfField(input.csrf)}
     <div class="field">
       <label for="url">Endpoint URL</label>
-      <input id="url" name="url" type="url" required maxlength="2048" value="${values.url}" placeholder="https://example.com/webhooks">
+      <input id="url" name="url" type="url" required maxlength="2048" value="${values.url}" placeholder="https://example.com/webhooks"${fieldState('url', values.failed)}>
     </div>
     <fieldset class="field">
       <legend>Events to send</legend>
       ${EVENT_CHOICES.map(
-        (t) =>
-          html`<label class="check"><input type="checkbox" name="enabled_events" value="${t}"${values.events.includes(t) ? html` checked` : ''}><span class="mono">${t === '*' ? '* (every event)' : t}</span></label>`,
+        (t, i) =>
+          html`<label class="check"><input type="checkbox" name="enabled_events" value="${t}"${values.events.includes(t) ? html` checked` : ''}${i === 0 ? fieldState('enabled_events', values.failed) : ''}><span class="mono">${t === '*' ? '* (every event)' : t}</span></label>`,
       )}
     </fieldset>
     <div class="field">
       <label for="description">Description (optional)</label>
-      <input id="description" name="description" maxlength="200" value="${values.description}">
+      <input id="description" name="description" type="text" maxlength="200" value="${values.description}"${fieldState('description', values.failed)}>
     </div>
     <div class="actions"><button class="btn" type="submit">Add endpoint</button></div>
   </form>
@@ -137,18 +142,6 @@ export function webhookPage(
   const e = input.endpoint
   const post = (action: string, label: string, extra: Html = html``, kind = 'secondary') =>
     html`<form method="post" action="/dashboard/webhooks/${e.id}/${action}">${csrfField(input.csrf)}${extra}<button class="btn ${kind}" type="submit">${label}</button></form>`
-  const rows = input.deliveries.map(
-    (d) => html`<tr>
-  <td>${when(d.attempted_at)}</td>
-  <td>${d.event_type === 'webhook.test' ? html`<span class="mono">${d.event_type}</span>` : html`<a class="mono" href="/dashboard/events/${d.event_id}">${d.event_type}</a>`}<span class="sub mono">${d.event_id}</span></td>
-  <td>#${d.attempt}</td>
-  <td><span class="badge ${d.status === 'succeeded' ? 'active' : d.status === 'failed' ? 'revoked' : 'pending'}">${d.status}</span></td>
-  <td class="num">${d.response_status ?? '—'}</td>
-  <td class="num">${d.latency_ms === null ? '—' : `${d.latency_ms} ms`}</td>
-  <td><code>${(d.error ?? d.response_body_excerpt ?? '').slice(0, 120)}</code></td>
-  <td>${d.event_type === 'webhook.test' ? '' : post('resend', 'Resend', html`<input type="hidden" name="event_id" value="${d.event_id}">`)}</td>
-</tr>`,
-  )
   const notice =
     input.notice ??
     (disabledForFailing(e)
@@ -171,7 +164,7 @@ export function webhookPage(
   <dl class="props">
     <dt>ID</dt><dd class="mono">${e.id}</dd>
     <dt>URL</dt><dd class="mono">${e.url}</dd>
-    <dt>Events</dt><dd><span class="badges">${e.enabled_events.map((t) => html`<span class="badge">${t}</span>`)}</span></dd>
+    <dt>Events</dt><dd>${eventBadges(e)}</dd>
     <dt>Description</dt><dd>${e.description ?? '—'}</dd>
     <dt>Status</dt><dd data-testid="endpoint-status">${e.status}${e.disabled_reason === null ? '' : html` — ${e.disabled_reason}`}</dd>
     <dt>Created</dt><dd>${when(e.created_at)}</dd>
@@ -192,15 +185,40 @@ export function webhookPage(
 </div>
 <section class="card" aria-labelledby="log-h">
   <h2 id="log-h">Delivery log</h2>
-  ${
-    input.deliveries.length === 0
-      ? html`<p class="lead">No deliveries yet.</p>`
-      : html`<div class="table-wrap"><table data-testid="deliveries-table">
-  <caption class="visually-hidden">Delivery attempts, newest first</caption>
-  <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col" class="num">HTTP</th><th scope="col" class="num">Latency</th><th scope="col">Answer or error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>`
-  }
+  ${dataTable({
+    caption: 'Delivery attempts, newest first',
+    testId: 'deliveries-table',
+    rows: input.deliveries,
+    empty: { icon: 'info', text: 'No deliveries yet.' },
+    columns: [
+      { label: 'When', cell: (d) => when(d.attempted_at) },
+      {
+        label: 'Event',
+        cell: (d) =>
+          html`${d.event_type === 'webhook.test' ? html`<span class="mono">${d.event_type}</span>` : html`<a class="mono" href="/dashboard/events/${d.event_id}">${d.event_type}</a>`}<span class="sub mono">${d.event_id}</span>`,
+      },
+      { label: 'Attempt', numeric: true, cell: (d) => `#${d.attempt}` },
+      {
+        label: 'Status',
+        cell: (d) =>
+          html`<span class="badge ${d.status === 'succeeded' ? 'active' : d.status === 'failed' ? 'revoked' : 'pending'}">${d.status}</span>`,
+      },
+      {
+        label: 'Answer or error',
+        cell: (d) =>
+          html`${d.response_status ?? 'No answer'}${d.latency_ms === null ? '' : ` in ${d.latency_ms} ms`}<code class="sub">${(d.error ?? d.response_body_excerpt ?? '').slice(0, 120)}</code>`,
+      },
+      {
+        label: 'Actions',
+        hiddenLabel: true,
+        numeric: true,
+        cell: (d) =>
+          d.event_type === 'webhook.test'
+            ? ''
+            : post('resend', 'Resend', html`<input type="hidden" name="event_id" value="${d.event_id}">`),
+      },
+    ],
+  })}
 </section>`,
   })
 }
