@@ -1,37 +1,44 @@
+import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 import type { EventRow } from './event.ts'
-import { eventsAfter, eventsWithSeq, lastEventSeq } from './events-repository.ts'
+import { eventsAfter, eventsWithSeq, lastEventSeq, openEventWriters } from './events-repository.ts'
+import { SeqHoles } from './seq-holes.ts'
 
 export interface EventPollerOptions {
   /** Time between two reads of the table while anyone listens (~250 ms). */
   intervalMs: number
   /** Rows read at once; a full batch is followed by the next at once. */
   batch: number
-  /**
-   * How long a skipped sequence number is looked for again. On PostgreSQL numbers are taken
-   * when a transaction inserts, not when it commits, so a later number can become visible
-   * first; the earlier one shows up when its transaction commits (or never, if it rolled back).
-   */
-  gapWaitMs: number
   onError(error: unknown): void
-  now?: () => number
 }
 
 /** Receives the new events of one account, oldest first. */
 export type EventListener = (rows: EventRow[]) => void
 
+/** Rows read past a number still waited for, at most; reading stops there until it resolves. */
+const MAX_HELD = 20_000
+
 /**
  * One reader of the events table per process, shared by every open stream: it polls by `seq`
  * (the same on SQLite and PostgreSQL, and it sees events written by any instance) only while
- * someone listens, and hands each account's new rows to that account's listeners.
+ * someone listens, and hands each account's new rows to that account's listeners, in `seq`
+ * order and without a gap: a row read past a number whose transaction may still commit waits
+ * until that number is read or known never to come (seq-holes.ts). So everything up to the last
+ * event a client was sent is settled, and resuming after it misses nothing.
  */
 export class EventPoller {
   private readonly listeners = new Map<string, Set<EventListener>>()
   private count = 0
-  /** Highest sequence number read; undefined while nobody listens. */
-  private cursor: number | undefined
-  private starting: Promise<number> | undefined
-  private readonly gaps = new Map<number, number>()
+  /** Every event up to this seq has been handed out or will never exist; undefined while nobody listens. */
+  private settled: number | undefined
+  private starting: Promise<void> | undefined
+  /** Highest seq read. */
+  private scannedTo = 0
+  private holes: SeqHoles
+  /** Rows read past a hole, by seq, waiting for it. */
+  private held: EventRow[] = []
+  /** Counts stops, so that a look begun before one is dropped. */
+  private generation = 0
   private timer: NodeJS.Timeout | undefined
   private polling: Promise<void> | undefined
   private closed = false
@@ -39,20 +46,28 @@ export class EventPoller {
   constructor(
     private readonly db: Db,
     private readonly options: EventPollerOptions,
-  ) {}
+  ) {
+    this.holes = new SeqHoles(!isPostgres(db))
+  }
 
   /**
-   * Starts delivering the account's new events (those the poller reads from now on); answers
-   * the function that stops the delivery.
+   * Starts delivering the account's events after `from` (in seq order, as they settle); answers
+   * `from` and the function that stops the delivery.
    */
-  async subscribe(accountId: string, listener: EventListener): Promise<{ unsubscribe(): void }> {
-    await this.start()
+  async subscribe(
+    accountId: string,
+    listener: EventListener,
+  ): Promise<{ from: number; unsubscribe(): void }> {
+    // Again if the last listener left while this one waited for the start.
+    while (this.settled === undefined) await this.start()
     const set = this.listeners.get(accountId) ?? new Set<EventListener>()
     this.listeners.set(accountId, set)
     set.add(listener)
     this.count++
     let subscribed = true
     return {
+      // Read with the listener added, in the same turn: every later row reaches it.
+      from: this.settled,
       unsubscribe: () => {
         if (!subscribed) return
         subscribed = false
@@ -69,34 +84,46 @@ export class EventPoller {
     await this.polling
   }
 
-  private async start(): Promise<number> {
+  private async start(): Promise<void> {
     if (this.closed) throw new Error('The event poller is closed.')
-    if (this.cursor !== undefined) return this.cursor
-    this.starting ??= lastEventSeq(this.db).then(
-      (seq) => {
-        this.starting = undefined
-        this.cursor = seq
-        this.schedule()
-        return seq
-      },
-      (error: unknown) => {
-        this.starting = undefined
-        throw error
-      },
-    )
+    if (this.settled !== undefined) return
+    this.starting ??= this.settle().finally(() => {
+      this.starting = undefined
+    })
     return this.starting
   }
 
+  /**
+   * Starts from the last event written, once it is settled: the transactions writing events
+   * when it was read may hold lower numbers, so the start waits until they have all ended.
+   */
+  private async settle(): Promise<void> {
+    const generation = this.generation
+    const last = await lastEventSeq(this.db)
+    let open = await openEventWriters(this.db)
+    while (open !== undefined && open.size > 0 && !this.closed && generation === this.generation) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 50)))
+      const now = await openEventWriters(this.db)
+      open = new Set([...open].filter((w) => now?.has(w)))
+    }
+    if (this.closed || generation !== this.generation) return
+    this.settled = last
+    this.scannedTo = last
+    this.schedule()
+  }
+
   private stop(): void {
+    this.generation++
     clearTimeout(this.timer)
     this.timer = undefined
-    this.cursor = undefined
-    this.gaps.clear()
+    this.settled = undefined
+    this.holes = new SeqHoles(!isPostgres(this.db))
+    this.held = []
   }
 
   /** One chain of timers at a time: a poll in flight schedules the next when it ends. */
   private schedule(): void {
-    if (this.closed || this.cursor === undefined || this.timer !== undefined || this.polling !== undefined) {
+    if (this.closed || this.settled === undefined || this.timer !== undefined || this.polling !== undefined) {
       return
     }
     this.timer = setTimeout(() => {
@@ -109,42 +136,48 @@ export class EventPoller {
   }
 
   private async poll(): Promise<void> {
+    const generation = this.generation
     try {
-      await this.pollGaps()
-      // Read on while batches come back full, a bounded number of times per tick.
-      for (let round = 0; round < 20 && this.cursor !== undefined; round++) {
-        const after = this.cursor
-        const rows = await eventsAfter(this.db, after, this.options.batch)
-        if (this.cursor !== after) return
-        this.noteGaps(after, rows)
-        this.dispatch(rows)
-        if (rows.length < this.options.batch) return
+      // On a copy, kept only when the whole look succeeds: a failed one leaves nothing half done.
+      const holes = this.holes.clone()
+      holes.narrow(await openEventWriters(this.db))
+      const waited = holes.seqs()
+      const filled: EventRow[] = []
+      for (let i = 0; i < waited.length; i += 1000) {
+        filled.push(...(await eventsWithSeq(this.db, waited.slice(i, i + 1000))))
       }
+      holes.resolve(filled.map((row) => row.seq))
+      const read = [...filled]
+      let scannedTo = this.scannedTo
+      // Read on while batches come back full, a bounded number of times per tick.
+      for (let round = 0; round < 20 && this.held.length + read.length < MAX_HELD; round++) {
+        const rows = await eventsAfter(this.db, scannedTo, this.options.batch)
+        holes.note(
+          scannedTo,
+          rows.map((row) => row.seq),
+        )
+        read.push(...rows)
+        scannedTo = rows.at(-1)?.seq ?? scannedTo
+        if (rows.length < this.options.batch) break
+      }
+      // Stopped (nobody listened) meanwhile: this look belongs to no one.
+      if (generation !== this.generation) return
+      this.holes = holes
+      this.scannedTo = scannedTo
+      this.release(read)
     } catch (error) {
       this.options.onError(error)
     }
   }
 
-  private async pollGaps(): Promise<void> {
-    if (this.gaps.size === 0) return
-    const now = (this.options.now ?? Date.now)()
-    for (const [seq, until] of this.gaps) if (until < now) this.gaps.delete(seq)
-    const found = await eventsWithSeq(this.db, [...this.gaps.keys()].slice(0, 1000))
-    for (const row of found) this.gaps.delete(row.seq)
-    this.dispatch(found)
-  }
-
-  /** Remembers numbers skipped between `after` and the rows read, and moves the cursor. */
-  private noteGaps(after: number, rows: EventRow[]): void {
-    const until = (this.options.now ?? Date.now)() + this.options.gapWaitMs
-    let expected = after + 1
-    for (const row of rows) {
-      // A few numbers per transaction at most; a huge jump (a reset sequence) is not chased.
-      for (let seq = expected; seq < row.seq && this.gaps.size < 10_000; seq++) this.gaps.set(seq, until)
-      expected = row.seq + 1
-    }
-    const last = rows.at(-1)
-    if (last !== undefined) this.cursor = last.seq
+  /** Hands out, in seq order, the rows read that no number still waited for precedes. */
+  private release(read: EventRow[]): void {
+    const rows = [...this.held, ...read].sort((a, b) => a.seq - b.seq)
+    const limit = this.holes.lowest() ?? Number.POSITIVE_INFINITY
+    const ready = rows.filter((row) => row.seq < limit)
+    this.held = rows.filter((row) => row.seq >= limit)
+    this.settled = Math.min(limit - 1, this.scannedTo)
+    this.dispatch(ready)
   }
 
   private dispatch(rows: EventRow[]): void {

@@ -85,17 +85,20 @@ export class EventStreams {
       for (const row of rows) if (matchesFilter(row, filter)) stream.write(sseMessage(row))
       if (stream.writableLength > this.options.maxBufferedBytes) stream.end()
     }
-    let subscription: { unsubscribe(): void } | undefined
-    let boundary: number
+    let subscription: { from: number; unsubscribe(): void } | undefined
+    /** Events up to here are not sent live: the replay sends them, or they came before the stream. */
+    let after = 0
     try {
+      // "Now" is where the poller stands: every event up to it is settled (written, or never to
+      // be), later ones come live from the poller in seq order, earlier ones only by replay.
       subscription = await this.poller.subscribe(accountId, (rows) => {
-        if (live) write(rows.filter((row) => row.seq > boundary))
+        if (live) write(rows.filter((row) => row.seq > after))
         else pending.push(...rows)
       })
-      // "Now" is the last event written when the stream opens: later ones come live from the
-      // poller, earlier ones only by replay. (On PostgreSQL a transaction that took its number
-      // before this instant but commits after it is on neither side; the list still has it.)
-      boundary = await lastEventSeq(this.db)
+      // Without Last-Event-ID the stream starts after the last event written (the poller may
+      // not have read it yet). With it, a client sent events past the poller's "now" (by another
+      // instance) has them.
+      after = Math.max(subscription.from, replayFrom ?? (await lastEventSeq(this.db)))
     } catch (error) {
       subscription?.unsubscribe()
       this.release(accountId, stream)
@@ -110,10 +113,10 @@ export class EventStreams {
     // The first bytes send the headers at once, and tell the client how soon to reconnect.
     stream.write(`retry: ${RETRY_MS}\n\n`)
 
-    void this.replay(stream, accountId, filter, replayFrom, boundary, write).then(
+    void this.replay(stream, accountId, filter, replayFrom, subscription.from, write).then(
       () => {
         live = true
-        write(pending.filter((row) => row.seq > boundary))
+        write(pending.filter((row) => row.seq > after))
         pending.length = 0
       },
       (error: unknown) => stream.destroy(error as Error),

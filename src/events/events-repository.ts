@@ -1,5 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely'
 import { sql } from 'kysely'
+import { isPostgres } from '../db/dialect.ts'
 import { prepareQuery } from '../db/prepared-query.ts'
 import type { Database, Db } from '../db/schema.ts'
 import type { EventRow, NewEventRow } from './event.ts'
@@ -135,6 +136,26 @@ export async function eventsAfter(db: Db, afterSeq: number, limit: number): Prom
 export async function eventsWithSeq(db: Db, seqs: readonly number[]): Promise<EventRow[]> {
   if (seqs.length === 0) return []
   return db.selectFrom('events').select(COLUMNS).where('seq', 'in', seqs).orderBy('seq', 'asc').execute()
+}
+
+/**
+ * The transactions, other than this one, that hold a write lock on the events table now
+ * (PostgreSQL; by virtual transaction id, which a transaction has from its start): those that
+ * have inserted an event and not ended are among them (see seq-holes.ts). Undefined on SQLite,
+ * whose transactions commit one at a time. pg_locks lists fast-path locks too
+ * (https://www.postgresql.org/docs/15/view-pg-locks.html).
+ */
+export async function openEventWriters(db: Db): Promise<Set<string> | undefined> {
+  if (!isPostgres(db)) return undefined
+  const { rows } = await sql<{ vxid: string }>`
+    select distinct virtualtransaction as vxid from pg_locks
+    where locktype = 'relation'
+      and database = (select oid from pg_database where datname = current_database())
+      and relation = to_regclass('events')
+      and mode <> 'AccessShareLock'
+      and granted
+      and pid <> pg_backend_pid()`.execute(db)
+  return new Set(rows.map((r) => r.vxid))
 }
 
 export async function lastEventSeq(db: Db): Promise<number> {

@@ -5,6 +5,9 @@ import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } fro
 import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
 
 export type { EventToRecord, EventType } from './event.ts'
+// For the readers that follow the events in order, in this folder and in webhooks/ (seq-holes.ts).
+export { openEventWriters } from './events-repository.ts'
+export { SeqHoles } from './seq-holes.ts'
 export { newEventRow }
 
 /**

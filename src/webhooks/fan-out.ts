@@ -1,14 +1,11 @@
+import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
+import { openEventWriters, SeqHoles } from '../events/events-service.ts'
 import { newId } from '../lib/ids.ts'
 import type { Clock } from './clock.ts'
 import { eventPayload } from './event-payload.ts'
 import { type EndpointRow, subscribes } from './webhook-endpoint.ts'
 import * as repo from './webhooks-repository.ts'
-
-const CURSOR = 'fan_out'
-const BATCH = 1000
-/** A hole in `seq` wider than this is not waited for (no transaction holds that many events). */
-const MAX_TRACKED_GAP = 1000
 
 /**
  * Turns new events (by `seq`) into deliveries for the enabled endpoints that subscribe to them,
@@ -16,62 +13,65 @@ const MAX_TRACKED_GAP = 1000
  * leaves both as they were, and the next round does the same work again (a repeated fan-out
  * inserts nothing, the deliveries' dedupe_key being unique).
  *
- * On PostgreSQL a `seq` is taken when a transaction inserts its event, so a transaction that
- * commits later than one with a higher `seq` leaves a hole for a while. A hole is remembered and
- * read again on later rounds; the cursor stays before it until its event appears or the hole is
- * older than `gapGraceMs` (a rolled-back transaction's number, never filled). SQLite commits
- * transactions one at a time, so a hole there is final at once (grace 0).
+ * On PostgreSQL a transaction that commits later than one with a higher `seq` leaves a hole for
+ * a while. The cursor stays before a hole until its event is read or its number is known never
+ * to come (SeqHoles: its transaction has ended), however long that takes; later events are fanned
+ * out meanwhile (the order per object is the claim's, by event_seq).
  */
 export class FanOut {
   /** Highest seq read (valid while the cursor is the one this instance last wrote). */
   #scannedTo = -1
   #lastCursor = -1
-  /** seq -> when the hole was first seen. */
-  #gaps = new Map<number, number>()
+  #holes: SeqHoles
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly gapGraceMs: number,
-  ) {}
+  ) {
+    this.#holes = new SeqHoles(!isPostgres(db))
+  }
 
-  /** One round; how many events it read. */
-  async run(): Promise<number> {
+  /** One round of at most `batch` new events; how many events it read. */
+  async run(batch: number): Promise<number> {
     // Nothing new since the last round (a read, off the writer): no transaction.
-    if (this.#gaps.size === 0 && this.#scannedTo >= 0 && (await repo.maxEventSeq(this.db)) <= this.#scannedTo)
+    if (
+      this.#holes.size === 0 &&
+      this.#scannedTo >= 0 &&
+      (await repo.maxEventSeq(this.db)) <= this.#scannedTo
+    )
       return 0
     const outcome = await this.db.transaction().execute(async (trx) => {
-      const cursor = await repo.lockCursor(trx, CURSOR)
+      const cursor = await repo.lockCursor(trx, repo.FAN_OUT_CURSOR)
       if (cursor === undefined) return undefined
       let scannedTo = this.#scannedTo
-      let gaps = this.#gaps
+      let holes: SeqHoles
       if (cursor !== this.#lastCursor || scannedTo < cursor) {
-        // Another instance moved the cursor, or this is the first round: start from it.
+        // Another instance moved the cursor, or this is the first round: start from it (every
+        // number up to it is settled).
         scannedTo = cursor
-        gaps = new Map()
+        holes = new SeqHoles(!isPostgres(this.db))
       } else {
-        gaps = new Map(gaps)
+        holes = this.#holes.clone()
       }
-      const events = await repo.eventsAfter(trx, scannedTo, [...gaps.keys()], BATCH)
+      holes.narrow(await openEventWriters(trx))
+      const events = await repo.eventsAfter(trx, scannedTo, holes.seqs(), batch)
+      holes.resolve(events.filter((e) => e.seq <= scannedTo).map((e) => e.seq))
+      const newer = events.filter((e) => e.seq > scannedTo)
+      holes.note(
+        scannedTo,
+        newer.map((e) => e.seq),
+      )
+      scannedTo = newer.at(-1)?.seq ?? scannedTo
       const now = this.clock.now()
-      for (const event of events) gaps.delete(event.seq)
-      for (const event of events) {
-        if (event.seq <= scannedTo) continue
-        if (event.seq - scannedTo - 1 <= MAX_TRACKED_GAP) {
-          for (let missing = scannedTo + 1; missing < event.seq; missing++) gaps.set(missing, now)
-        }
-        scannedTo = event.seq
-      }
-      for (const [seq, seen] of gaps) if (now - seen >= this.gapGraceMs) gaps.delete(seq)
-
       await repo.insertDeliveries(trx, await this.deliveriesFor(trx, events, now))
-      const newCursor = gaps.size === 0 ? scannedTo : Math.min(...gaps.keys()) - 1
-      if (newCursor !== cursor) await repo.saveCursor(trx, CURSOR, newCursor, new Date(now).toISOString())
-      return { scannedTo, gaps, newCursor, read: events.length }
+      const newCursor = Math.min((holes.lowest() ?? Number.POSITIVE_INFINITY) - 1, scannedTo)
+      if (newCursor !== cursor)
+        await repo.saveCursor(trx, repo.FAN_OUT_CURSOR, newCursor, new Date(now).toISOString())
+      return { scannedTo, holes, newCursor, read: events.length }
     })
     if (outcome === undefined) return 0
     this.#scannedTo = outcome.scannedTo
-    this.#gaps = outcome.gaps
+    this.#holes = outcome.holes
     this.#lastCursor = outcome.newCursor
     return outcome.read
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { DatabaseHandle } from '../db/database.ts'
 import { DeliveryWorker } from './delivery-worker.ts'
+import { registerWebhookMetrics } from './webhook-metrics.ts'
 
 /**
  * Starts the webhooks worker. The caller stops it (`stop()`: no more claims, the sends under
@@ -28,12 +29,13 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     insecure: webhooks.insecure,
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     concurrencyPerEndpoint: config.webhooks.concurrencyPerEndpoint,
+    concurrencyPerAccount: config.webhooks.concurrencyPerAccount,
     disableAfterDays: config.webhooks.disableAfterDays,
-    // PostgreSQL transactions may commit out of seq order; a minute covers any transaction the
-    // statement and lock timeouts let live. SQLite commits one at a time.
-    gapGraceMs: database.dialect === 'postgres' ? 60_000 : 0,
     log: app.log.child({ component: 'webhooks' }),
     requestsReceived: () => received,
+    ...(app.metrics === undefined
+      ? {}
+      : { observer: registerWebhookMetrics(app.metrics, database.db, webhooks.clock) }),
   })
   worker.start()
   return worker

@@ -46,6 +46,26 @@ export async function insertEndpoint(
   return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/**
+ * Makes the rest of the transaction the only one adding endpoints to this account. SQLite needs
+ * nothing: a transaction holds the database's one write lock from its start. PostgreSQL takes an
+ * advisory transaction lock on the account
+ * (https://www.postgresql.org/docs/15/explicit-locking.html#ADVISORY-LOCKS).
+ */
+export async function lockEndpointsOfAccount(db: Db, accountId: string): Promise<void> {
+  if (!isPostgres(db)) return
+  await sql`select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${accountId}))`.execute(db)
+}
+
+export async function countEndpoints(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
 export async function findEndpoint(db: Db, accountId: string, id: string): Promise<EndpointRow | undefined> {
   return db
     .selectFrom('webhook_endpoints')
@@ -178,7 +198,41 @@ export async function maxEventSeq(db: Db): Promise<number> {
   return Number(row?.max ?? 0)
 }
 
+// --- backlog (metrics) ------------------------------------------------------------------
+
+/**
+ * What waits to be delivered, all accounts together: open deliveries (pending or retrying), the
+ * earliest due time of an enabled endpoint's (of the first `endpoints` endpoints with open
+ * deliveries, see endpointsWithOpenDeliveries), and the events not yet fanned out (seq numbers
+ * past the fan-out cursor: an estimate, holes included).
+ */
+export async function deliveryBacklog(
+  db: Db,
+  endpoints: number,
+): Promise<{ open: number; oldestDueAt: string | null; eventsWaiting: number }> {
+  const open = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(sql<boolean>`status in ('pending', 'retrying')`)
+    .executeTakeFirst()
+  let oldestDueAt: string | null = null
+  for (const endpoint of await endpointsWithOpenDeliveries(db, { after: '', limit: endpoints })) {
+    if (endpoint.dueAt !== null && (oldestDueAt === null || endpoint.dueAt < oldestDueAt))
+      oldestDueAt = endpoint.dueAt
+  }
+  const cursor = await db
+    .selectFrom('webhook_cursors')
+    .select('seq')
+    .where('name', '=', FAN_OUT_CURSOR)
+    .executeTakeFirst()
+  const waiting = cursor === undefined ? 0 : (await maxEventSeq(db)) - Number(cursor.seq)
+  return { open: Number(open?.n ?? 0), oldestDueAt, eventsWaiting: Math.max(0, waiting) }
+}
+
 // --- fan-out cursor ----------------------------------------------------------------------
+
+/** The name of the fan-out's row in webhook_cursors. */
+export const FAN_OUT_CURSOR = 'fan_out'
 
 /**
  * The fan-out cursor, locked for this transaction. On PostgreSQL `SKIP LOCKED` makes a second
@@ -211,12 +265,63 @@ export async function insertDeliveries(db: Db, rows: readonly NewDelivery[]): Pr
   }
 }
 
+/** An endpoint with open deliveries, and when the first of them is due (null: none is). */
+export interface EndpointDue {
+  endpointId: string
+  accountId: string
+  /** The earliest due time of its open deliveries, when it is enabled; null otherwise. */
+  dueAt: string | null
+}
+
 /**
- * Takes up to `limit` due deliveries for this worker until `lockedUntil`: open (pending or
- * retrying), due, not held by another worker, of an enabled endpoint, and with no open delivery
- * of an earlier event of the same object to the same endpoint (order per object). On PostgreSQL
- * `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking the same row;
- * run it in a transaction, so that the rows stay locked until their lease is written.
+ * The endpoints that have open deliveries, in id order (the database's collation) after `after`,
+ * at most `limit` of them, each with its account and its earliest due time: what the claim
+ * shares out between accounts (src/webhooks/fair-share.ts). A loose index scan over the due index
+ * (https://wiki.postgresql.org/wiki/Loose_indexscan): a few index entries per endpoint, however
+ * many deliveries each one has waiting.
+ */
+export async function endpointsWithOpenDeliveries(
+  db: Db,
+  options: { after: string; limit: number },
+): Promise<EndpointDue[]> {
+  const { rows } = await endpointsWithOpenDeliveriesQuery(options).execute(db)
+  return rows.map((r) => ({
+    endpointId: r.endpoint_id,
+    accountId: r.account_id,
+    dueAt: r.status === 'enabled' ? r.due_at : null,
+  }))
+}
+
+/** The query of endpointsWithOpenDeliveries (test/webhooks/claim-plan.test.ts reads its plan). */
+export function endpointsWithOpenDeliveriesQuery(options: { after: string; limit: number }) {
+  // Literal statuses: the partial index names them (see claimCandidates).
+  return sql<{ endpoint_id: string; account_id: string; status: string; due_at: string | null }>`
+    with recursive open_endpoints(id, n) as (
+      select (select endpoint_id from webhook_deliveries
+              where status in ('pending', 'retrying') and endpoint_id > ${options.after}
+              order by endpoint_id limit 1), 1
+      union all
+      select (select endpoint_id from webhook_deliveries
+              where status in ('pending', 'retrying') and endpoint_id > o.id
+              order by endpoint_id limit 1), o.n + 1
+      from open_endpoints o
+      where o.id is not null and o.n < ${options.limit}
+    )
+    select o.n, o.id as endpoint_id, e.account_id, e.status,
+      (select d.next_attempt_at from webhook_deliveries d
+       where d.status in ('pending', 'retrying') and d.endpoint_id = o.id and d.next_attempt_at is not null
+       order by d.next_attempt_at limit 1) as due_at
+    from open_endpoints o
+    join webhook_endpoints e on e.id = o.id
+    order by o.n`
+}
+
+/**
+ * Takes up to `limit` due deliveries of one endpoint for this worker until `lockedUntil`: open
+ * (pending or retrying), due, not held by another worker, the endpoint enabled, and with no open
+ * delivery of an earlier event of the same object to the same endpoint (order per object). On
+ * PostgreSQL `FOR UPDATE SKIP LOCKED` lets several instances claim at once without taking the
+ * same row; run it in a transaction, so that the rows stay locked until their lease is written.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<DeliveryRow[]> {
   await useClaimPlan(db)
@@ -236,32 +341,31 @@ export async function useClaimPlan(db: Db): Promise<void> {
 }
 
 export interface ClaimOptions {
+  endpointId: string
   now: string
   lockedUntil: string
   limit: number
-  excludeEndpoints: readonly string[]
 }
 
 /**
  * The claim's choice, shaped so that its cost is the rows it takes, whatever the statistics say.
  * A queue table's statistics are always stale: it fills in a burst faster than autovacuum
- * analyses it, and PostgreSQL, still believing it holds a handful of open rows, would join from
- * the endpoints, check the order for every open row and sort them all (52 ms per claim with
- * 20,000 open rows in the bench; minutes with the anti-join it then picks). So the query reads
- * only the deliveries table, in the due index's order, and stops at the limit: the endpoint
- * and the order are checked per row read, by correlated subqueries (PostgreSQL does not turn
- * those into joins), and useClaimPlan turns sorting off for the claim's transaction, leaving
- * the index as the only way to the order asked for. Rows the walk would step over on every claim
- * are kept out of the index's due range: a disabled endpoint's deliveries are held with no due
- * time (holdDeliveries). test/webhooks/claim-plan.test.ts holds the claim to all that.
+ * analyses it, and PostgreSQL, still believing it holds a handful of open rows, would check the
+ * order for every open row and sort them all (52 ms per claim with 20,000 open rows in the
+ * bench). So the query reads only the deliveries table, in the endpoint's due index order, and
+ * stops at the limit: the endpoint and the order are checked per row read, by correlated
+ * subqueries (PostgreSQL does not turn those into joins), and useClaimPlan turns sorting off for
+ * the claim's transaction, leaving the index as the only way to the order asked for.
+ * test/webhooks/claim-plan.test.ts holds the claim to all that.
  */
 export function claimCandidates(db: Db, options: ClaimOptions) {
-  let candidates = db
+  const candidates = db
     .selectFrom('webhook_deliveries as d')
     .select('d.id')
     // Literal statuses (not parameters): the partial indexes name them, and SQLite uses a
     // partial index only when the query's condition matches its WHERE as written.
     .where(sql<boolean>`d.status in ('pending', 'retrying')`)
+    .where('d.endpoint_id', '=', options.endpointId)
     .where('d.next_attempt_at', '<=', options.now)
     .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', options.now)]))
     .where(
@@ -290,16 +394,15 @@ export function claimCandidates(db: Db, options: ClaimOptions) {
       'is',
       null,
     )
-  if (options.excludeEndpoints.length > 0)
-    candidates = candidates.where('d.endpoint_id', 'not in', options.excludeEndpoints)
-  candidates = candidates.orderBy('d.next_attempt_at').orderBy('d.seq').limit(options.limit)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.seq')
+    .limit(options.limit)
   return isPostgres(db) ? candidates.forUpdate('d').skipLocked() : candidates
 }
 
 /**
- * A disabled endpoint's open deliveries wait with no due time: the claim reads the due index
- * from the oldest due time on (see claimCandidates), and would otherwise step over every one of
- * them on every claim. Enabling the endpoint makes them due again (resumeDeliveries).
+ * A disabled endpoint's open deliveries wait with no due time, and enabling the endpoint makes
+ * them due again (resumeDeliveries): then, not at the time they were first due.
  */
 export async function holdDeliveries(db: Db, endpointId: string): Promise<void> {
   await db

@@ -17,12 +17,14 @@ import {
 } from './webhook-endpoint.ts'
 import * as repo from './webhooks-repository.ts'
 
-/** What the webhooks service needs besides the database: its key, URL policy and clock. */
+/** What the webhooks service needs besides the database: its key, URL policy, clock and limit. */
 export interface WebhooksContext {
   box: SecretBox
   insecure: boolean
   resolve: Resolve
   clock: Clock
+  /** Webhook endpoints one account may have (WEBHOOKS_ENDPOINTS_PER_ACCOUNT). */
+  endpointsPerAccount: number
 }
 
 export interface EndpointInput {
@@ -68,20 +70,32 @@ export async function createEndpoint(
   await checkUrl(ctx, input.url)
   const secret = newWebhookSecret()
   const at = new Date(ctx.clock.now()).toISOString()
-  const row = await repo.insertEndpoint(db, {
-    id: newId('we'),
-    account_id: accountId,
-    url: input.url,
-    enabled_events: JSON.stringify(enabledEvents),
-    description: input.description ?? null,
-    status: input.status ?? 'enabled',
-    disabled_reason: null,
-    secret_encrypted: ctx.box.encrypt(secret),
-    previous_secret_encrypted: null,
-    previous_secret_expires_at: null,
-    failing_since: null,
-    created_at: at,
-    updated_at: at,
+  // Counted and inserted with the account's endpoints locked, so that creates sent at once
+  // cannot pass the limit together. Each endpoint multiplies every event into a delivery.
+  const row = await db.transaction().execute(async (trx) => {
+    await repo.lockEndpointsOfAccount(trx, accountId)
+    const count = await repo.countEndpoints(trx, accountId)
+    if (count >= ctx.endpointsPerAccount) {
+      throw new ApiError(
+        'webhook_endpoint_limit',
+        `Your account already has ${count} webhook endpoints, the most it may. Delete one you no longer use (DELETE /v1/webhook_endpoint/{id}), or subscribe an existing one to more events with enabled_events.`,
+      )
+    }
+    return repo.insertEndpoint(trx, {
+      id: newId('we'),
+      account_id: accountId,
+      url: input.url,
+      enabled_events: JSON.stringify(enabledEvents),
+      description: input.description ?? null,
+      status: input.status ?? 'enabled',
+      disabled_reason: null,
+      secret_encrypted: ctx.box.encrypt(secret),
+      previous_secret_encrypted: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      created_at: at,
+      updated_at: at,
+    })
   })
   return { ...toEndpointV1(row), secret }
 }

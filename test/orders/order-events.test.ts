@@ -91,8 +91,8 @@ describeDb('order events (events API and webhooks)', () => {
         insecure: true,
         timeoutMs: 5_000,
         concurrencyPerEndpoint: 4,
+        concurrencyPerAccount: 8,
         disableAfterDays: 5,
-        gapGraceMs: 0,
         log: t.app.log,
         random: () => 0.5,
       }).runOnce()

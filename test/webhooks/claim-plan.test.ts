@@ -3,6 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import {
   claimCandidates,
   claimDue,
+  endpointsWithOpenDeliveries,
+  endpointsWithOpenDeliveriesQuery,
   insertDeliveries,
   type NewDelivery,
   useClaimPlan,
@@ -17,18 +19,17 @@ const LIMIT = 29
 // at the service's clock: now).
 const HOUR = 3_600_000
 const AT = new Date(Date.now() - HOUR).toISOString()
-const options = {
-  now: new Date(Date.now() + HOUR).toISOString(),
-  lockedUntil: new Date(Date.now() + 2 * HOUR).toISOString(),
-  limit: LIMIT,
-  excludeEndpoints: [],
-}
+const NOW = new Date(Date.now() + HOUR).toISOString()
+const LOCKED_UNTIL = new Date(Date.now() + 2 * HOUR).toISOString()
+const claimOf = (endpointId: string) => ({ endpointId, now: NOW, lockedUntil: LOCKED_UNTIL, limit: LIMIT })
 
 interface PlanNode {
   'Node Type': string
   'Index Name'?: string
   Alias?: string
   'Actual Rows'?: number
+  'Actual Loops'?: number
+  'Relation Name'?: string
   Plans?: PlanNode[]
 }
 
@@ -84,9 +85,9 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
     }
   }
 
-  /** What the claim's plan reads of the deliveries table (PostgreSQL), and how. */
-  async function deliveriesScan(): Promise<PlanNode | undefined> {
-    const compiled = claimCandidates(t.database.db, options).compile()
+  /** What the claim's plan for one endpoint reads of the deliveries table (PostgreSQL), and how. */
+  async function deliveriesScan(endpointId: string): Promise<PlanNode | undefined> {
+    const compiled = claimCandidates(t.database.db, claimOf(endpointId)).compile()
     const plan = await t.database.db.transaction().execute(async (trx) => {
       await useClaimPlan(trx)
       const result = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -98,7 +99,19 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
     return nodes(plan).find((n) => n.Alias === 'd')
   }
 
-  const claim = () => t.database.db.transaction().execute((trx) => claimDue(trx, options))
+  const claim = (endpointId: string) =>
+    t.database.db.transaction().execute((trx) => claimDue(trx, claimOf(endpointId)))
+
+  /** The rows the look for endpoints with due deliveries reads of the deliveries table (PostgreSQL). */
+  async function rowsReadFindingEndpoints(): Promise<number> {
+    const compiled = endpointsWithOpenDeliveriesQuery({ after: '', limit: 1000 }).compile(t.database.db)
+    const result = await t.database.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
+    )
+    return nodes(result.rows[0]!['QUERY PLAN'][0].Plan)
+      .filter((n) => n['Relation Name'] === 'webhook_deliveries')
+      .reduce((sum, n) => sum + (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1), 0)
+  }
 
   let backlogEndpoint: string
 
@@ -127,26 +140,42 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
   }, 60_000)
   afterAll(async () => t.close())
 
-  it('walks the due index in order and stops at the limit: no sort of the backlog', async () => {
+  it("walks the endpoint's due index in order and stops at the limit: no sort of the backlog", async () => {
     if (DIALECT === 'postgres') {
-      const scan = await deliveriesScan()
-      expect(scan?.['Index Name']).toBe('webhook_deliveries_due')
+      const scan = await deliveriesScan(backlogEndpoint)
+      expect(scan?.['Index Name']).toBe('webhook_deliveries_endpoint_due')
       expect(scan?.['Actual Rows']).toBe(LIMIT)
     } else {
-      const compiled = claimCandidates(t.database.db, options).compile()
+      const compiled = claimCandidates(t.database.db, claimOf(backlogEndpoint)).compile()
       const result = await t.database.db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
       )
       const details = result.rows.map((r) => r.detail)
-      expect(details.some((d) => d.includes('webhook_deliveries_due'))).toBe(true)
+      expect(details.some((d) => d.includes('webhook_deliveries_endpoint_due'))).toBe(true)
       expect(details.filter((d) => d.includes('TEMP B-TREE'))).toEqual([])
     }
   })
 
+  it('finds the endpoints with due deliveries by reading a few index entries each, however long their backlog', async () => {
+    const found = await endpointsWithOpenDeliveries(t.database.db, { after: '', limit: 1000 })
+    expect(found).toEqual([{ endpointId: backlogEndpoint, accountId, dueAt: AT }])
+    if (DIALECT === 'postgres') expect(await rowsReadFindingEndpoints()).toBeLessThanOrEqual(3)
+    else {
+      const compiled = endpointsWithOpenDeliveriesQuery({ after: '', limit: 1000 }).compile(t.database.db)
+      const result = await t.database.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      )
+      // Every read of the deliveries is a search by endpoint in the due index, none a scan.
+      const reads = result.rows.map((r) => r.detail).filter((d) => /webhook_deliveries|\bd\b/.test(d))
+      expect(reads.length).toBeGreaterThan(0)
+      for (const read of reads) expect(read).toMatch(/^SEARCH .* USING INDEX webhook_deliveries_endpoint_due/)
+    }
+  })
+
   it('claims the oldest due deliveries, in order', async () => {
-    const claimed = await claim()
+    const claimed = await claim(backlogEndpoint)
     expect(claimed.map((d) => d.event_seq)).toEqual(Array.from({ length: LIMIT }, (_, i) => DONE + i + 1))
-    expect(claimed.every((d) => d.locked_until === options.lockedUntil)).toBe(true)
+    expect(claimed.every((d) => d.locked_until === LOCKED_UNTIL)).toBe(true)
   })
 
   it("holds a disabled endpoint's backlog out of the claim's way, and makes it due again once enabled", async () => {
@@ -157,7 +186,15 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
       [1, 2, 3].map((n) => delivery(other, DONE + OPEN + n, 'pending')),
     )
     // Only the other endpoint's three deliveries are read: none of the 20,000 held ones.
-    if (DIALECT === 'postgres') expect((await deliveriesScan())?.['Actual Rows']).toBe(3)
+    if (DIALECT === 'postgres') {
+      expect((await deliveriesScan(other))?.['Actual Rows']).toBe(3)
+      expect(await rowsReadFindingEndpoints()).toBeLessThanOrEqual(5)
+    }
+    expect(
+      (await endpointsWithOpenDeliveries(t.database.db, { after: '', limit: 1000 })).filter(
+        (e) => e.dueAt !== null,
+      ),
+    ).toEqual([{ endpointId: other, accountId, dueAt: AT }])
     const held = await t.database.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -166,11 +203,11 @@ describeDb('the webhooks worker claims from a backlog by reading only what it ta
       .where('next_attempt_at', 'is', null)
       .executeTakeFirstOrThrow()
     expect(Number(held.n)).toBe(OPEN)
-    expect((await claim()).map((d) => d.endpoint_id)).toEqual([other, other, other])
+    expect((await claim(other)).map((d) => d.endpoint_id)).toEqual([other, other, other])
 
     await setStatus(backlogEndpoint, 'enabled')
     // Due again, in their order; the 29 claimed before stay with their claim until it lapses.
-    expect((await claim()).map((d) => d.event_seq)).toEqual(
+    expect((await claim(backlogEndpoint)).map((d) => d.event_seq)).toEqual(
       Array.from({ length: LIMIT }, (_, i) => DONE + LIMIT + i + 1),
     )
   })

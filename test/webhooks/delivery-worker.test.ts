@@ -46,8 +46,8 @@ describeDb('webhook deliveries (the worker, time injected)', () => {
       insecure: options.insecure ?? true,
       timeoutMs: 300,
       concurrencyPerEndpoint: 4,
+      concurrencyPerAccount: 8,
       disableAfterDays: options.disableAfterDays ?? 5,
-      gapGraceMs: 0,
       log: t.app.log,
       random: () => 0.5,
     })
@@ -333,8 +333,8 @@ describeDb('webhook deliveries (the worker, time injected)', () => {
         insecure: false,
         timeoutMs: 300,
         concurrencyPerEndpoint: 1,
+        concurrencyPerAccount: 8,
         disableAfterDays: 5,
-        gapGraceMs: 0,
         log: strict.app.log,
       }).runOnce()
       const [attempt] = (

@@ -262,3 +262,39 @@ describeDb('webhook endpoints API', () => {
     ).toBe(403)
   })
 })
+
+describeDb('webhook endpoints per account', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ WEBHOOKS_ENDPOINTS_PER_ACCOUNT: '3' }, { webhooks: { resolve } })
+  })
+  afterAll(async () => t.close())
+
+  const create = (call: ReturnType<typeof withKey>, n: number) =>
+    call({
+      method: 'POST',
+      url: '/v1/webhook_endpoint',
+      payload: JSON.stringify({ url: `https://hooks.example.com/${n}`, enabled_events: ['*'] }),
+      headers: { 'content-type': 'application/json' },
+    })
+
+  it('refuses an endpoint past WEBHOOKS_ENDPOINTS_PER_ACCOUNT with 409 webhook_endpoint_limit, even among creates sent at once', async () => {
+    const { apiKey } = await t.newAccount()
+    const call = withKey(t.app, apiKey)
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, n) => create(call, n)))
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409])
+    const refused = answers.find((a) => a.statusCode === 409)!
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(refused.json()).toMatchObject({ code: 'webhook_endpoint_limit', status: 409 })
+    expect(refused.json().detail).toContain('already has 3 webhook endpoints')
+    const listed = (await call({ method: 'GET', url: '/v1/webhook_endpoint' })).json().data
+    expect(listed).toHaveLength(3)
+    // Another account has its own allowance; a deleted endpoint frees a place.
+    expect((await create(withKey(t.app, (await t.newAccount()).apiKey), 0)).statusCode).toBe(201)
+    expect((await call({ method: 'DELETE', url: `/v1/webhook_endpoint/${listed[0].id}` })).statusCode).toBe(
+      200,
+    )
+    expect((await create(call, 9)).statusCode).toBe(201)
+    expect((await create(call, 10)).statusCode).toBe(409)
+  })
+})

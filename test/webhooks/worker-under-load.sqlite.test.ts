@@ -51,13 +51,12 @@ describeDb('the webhooks worker while requests saturate the process', () => {
       insecure: true,
       timeoutMs: 2_000,
       concurrencyPerEndpoint: 4,
+      concurrencyPerAccount: 8,
       disableAfterDays: 5,
-      gapGraceMs: 0,
       log: t.app.log,
       pollMs: windowMs,
-      // At its floor from the start, as after the first windows of a saturating load: a couple
-      // of deliveries per window, fan-out every few seconds.
-      cpuShare: new CpuShare(windowMs, () => received, 2, 2000, 2),
+      // At a trickle from the start, as after the first windows of a saturating load.
+      cpuShare: new CpuShare({ windowMs, requests: () => received, initial: 2 }),
     })
     try {
       worker.start()

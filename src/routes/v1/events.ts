@@ -39,7 +39,6 @@ export async function v1EventRoutes(fastify: FastifyInstance): Promise<void> {
   const poller = new EventPoller(db, {
     intervalMs: POLL_INTERVAL_MS,
     batch: 500,
-    gapWaitMs: 10_000,
     onError: (error) => app.log.warn({ err: error }, 'could not read new events for the event streams'),
   })
   const streams = new EventStreams(db, poller, {
@@ -55,6 +54,8 @@ export async function v1EventRoutes(fastify: FastifyInstance): Promise<void> {
     streams.closeAll()
     await poller.close()
   })
+  // Ended as soon as the listener has closed, too: the stop waits for the requests in flight.
+  void app.deps.shutdown.listenerClosed.then(() => streams.closeAll())
 
   app.get(
     '/event/stream',

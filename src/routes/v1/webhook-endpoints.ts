@@ -68,11 +68,12 @@ export async function v1WebhookEndpointRoutes(fastify: FastifyInstance): Promise
       schema: {
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
-        description: 'The answer carries the signing `secret`, shown this once.',
+        description:
+          'The answer carries the signing `secret`, shown this once. An account may have `WEBHOOKS_ENDPOINTS_PER_ACCOUNT` endpoints (16 by default); one more answers 409 `webhook_endpoint_limit`.',
         tags,
         security,
         body: CreateWebhookEndpointBody,
-        response: { 201: WebhookEndpointSchema, ...problemResponses(413, 415) },
+        response: { 201: WebhookEndpointSchema, ...problemResponses(409, 413, 415) },
       },
     },
     async (request, reply) => {
