@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Database, Db } from './schema.ts'
 
 /**
@@ -26,8 +26,13 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER
 const DEFAULT_BLOCK_SIZE = 64
 /** Accounts (times kinds) whose unused ids a process remembers; the oldest are forgotten first. */
 const DEFAULT_MAX_CACHED = 10_000
-/** Collisions one insert may meet before giving up (each one moves the counter past them all). */
+/**
+ * Collisions one insert may meet before giving up. Each retry takes an id that was free when it
+ * looked, so only other creates taking those very ids in between, ten times over, reach it.
+ */
 const MAX_ATTEMPTS = 10
+/** Blocks given back in one statement at a clean stop. */
+const RELEASE_BATCH = 500
 
 interface Block {
   next: number
@@ -43,12 +48,17 @@ interface Block {
  * on PostgreSQL do not queue on one row, and most creates cost no counter statement at all. The
  * first reservation of an (account, kind) starts past the highest id already in the table, so
  * rows that existed before the counter (migrated data) keep their ids and are never collided
- * with. A process's restart forfeits the rest of its blocks: ids are unique, not dense.
+ * with. A clean stop gives the unused rest of each block back (`release`), where no other process
+ * has reserved after it, so ids go on after a restart; a crash forfeits them: ids are unique, not
+ * dense.
  *
  * Clients may also choose ids (`POST /v2/pet` with an `id`), which may land where the counter
  * has not reached yet. So an assigned id is inserted with `ON CONFLICT DO NOTHING` (which, unlike
  * a unique violation, leaves a PostgreSQL transaction usable): an insert that found its id taken
- * reserves again, inside its transaction, from past the account's highest id, and retries.
+ * reserves again, inside its transaction, from past the account's highest id, and retries. When
+ * a client took an id near MAX_ID there is no room past the highest: the retry takes the first
+ * free id after the one found taken, however many in a row the client chose, so no choice of ids
+ * can make a create fail.
  *
  * Use: `const id = await database.ids.reserve(accountId, 'pet')` BEFORE opening the create's
  * transaction, then inside it `id.insert(trx, (n) => insertRow(trx, n))`, where `insertRow`
@@ -100,9 +110,10 @@ export class AccountIds {
   }
 
   /**
-   * The id to try after `taken` was found in use: from a block reserved (on the insert's `trx`:
-   * its transaction, or the root instance for an insert atomic on its own) past the account's highest id, unless that would leave too few ids below
-   * MAX_ID (a client chose one near it), in which case just past `taken`.
+   * The id to try after `taken` was found in use, read on the insert's `trx` (its transaction, or
+   * the root instance for an insert atomic on its own): the first of a block reserved past the
+   * account's highest id; or, when that would leave too few ids below MAX_ID (a client chose one
+   * near it), the first id after `taken` that no row has, from 1 again past MAX_ID.
    */
   async afterCollision(trx: Db, accountId: string, kind: IdKind, taken: number): Promise<number> {
     const { table, column } = ID_KINDS[kind]
@@ -111,39 +122,98 @@ export class AccountIds {
       trx,
     )
     const highest = Number(rows[0]?.highest ?? 0)
-    const atLeast = highest + this.#blockSize < MAX_ID ? highest + 1 : taken + 1
-    const block = await this.#reserveBlock(trx, accountId, kind, atLeast)
+    if (highest + this.#blockSize >= MAX_ID) {
+      const free = await this.#firstFree(trx, accountId, kind, taken)
+      return free <= MAX_ID ? free : this.#firstFree(trx, accountId, kind, 1)
+    }
+    const block = await this.#reserveBlock(trx, accountId, kind, highest + 1)
     const id = block.next++
     this.#remember(`${accountId}\u0000${kind}`, block)
     return id
   }
 
   /**
+   * The first id from `from` on that no row of the account has: `from` itself, or one past the
+   * end of the run of taken ids it begins (the unique index walked from `from`, stopping at the
+   * first id whose successor is free).
+   */
+  async #firstFree(db: Db, accountId: string, kind: IdKind, from: number): Promise<number> {
+    const { table, column } = ID_KINDS[kind]
+    const id = sql.ref(`p.${column}`)
+    const int = (value: number) => sql`cast(${value} as bigint)`
+    const { rows } = await sql<{ free: number | string | null }>`
+      select min(free) as free from (
+        select ${int(from)} as free
+         where not exists (select 1 from ${sql.table(table)}
+                            where account_id = ${accountId} and ${sql.ref(column)} = ${int(from)})
+        union all
+        select * from (
+          select ${id} + 1 as free from ${sql.table(table)} as p
+           where p.account_id = ${accountId} and ${id} >= ${int(from)}
+             and not exists (select 1 from ${sql.table(table)} as q
+                              where q.account_id = ${accountId} and ${sql.ref(`q.${column}`)} = ${id} + 1)
+           order by ${id} limit 1
+        ) as run_end
+      ) as candidates`.execute(db)
+    return Number(rows[0]?.free ?? from)
+  }
+
+  /**
+   * Gives the unused rest of every block back to its counter, for a clean stop (after the last
+   * create): ids then go on after a restart. A block goes back only while the counter still ends
+   * where the block ends, that is while no process has reserved after it; otherwise its rest is
+   * forfeited, since the counter cannot be moved back past ids handed out since. The blocks are
+   * forgotten first, so whatever this process reserves afterwards comes from the counter again.
+   * A database that cannot be reached forfeits them all: a gap, nothing worse.
+   */
+  async release(): Promise<void> {
+    const unused = [...this.#blocks].filter(([, block]) => block.next <= block.last)
+    this.#blocks.clear()
+    const int = (value: number) => sql`cast(${value} as bigint)`
+    try {
+      for (let at = 0; at < unused.length; at += RELEASE_BATCH) {
+        const rows = unused.slice(at, at + RELEASE_BATCH).map(([key, block]) => {
+          const [accountId, kind] = key.split('\u0000')
+          return sql`(${sql`cast(${accountId} as text)`}, ${sql`cast(${kind} as text)`}, ${int(block.next)}, ${int(block.last + 1)})`
+        })
+        await sql`
+          with released (account_id, kind, next_id, end_id) as (values ${sql.join(rows)})
+          update ${sql.table('account_sequences')} set next_id = released.next_id
+            from released
+           where account_sequences.account_id = released.account_id
+             and account_sequences.kind = released.kind
+             and account_sequences.next_id = released.end_id`.execute(this.#root)
+      }
+    } catch {
+      // Unreachable or closing: those ids stay forfeited.
+    }
+  }
+
+  /**
    * Moves the counter on by a block and answers the block: ids from `max(counter, atLeast)`, or
-   * for a new counter from past the table's highest id (from 1 if that is too near MAX_ID).
+   * for a new counter from past the table's highest id (from 1 if that is too near MAX_ID). A
+   * block that would pass MAX_ID starts over from 1 instead (ids near the top were taken, or
+   * handed out and deleted): the ids there that rows still have are met as collisions.
    */
   async #reserveBlock(db: Db, accountId: string, kind: IdKind, atLeast: number): Promise<Block> {
     const { table, column } = ID_KINDS[kind]
     const size = this.#blockSize
     const greatest = sql.raw(this.#postgres ? 'greatest' : 'max')
     const int = (value: number) => sql`cast(${value} as bigint)`
+    const fitting = (start: RawBuilder<unknown>) =>
+      sql`(case when ${start} + ${int(size - 1)} <= ${int(MAX_ID)} then ${start} else 1 end)`
+    const highest = sql`(select coalesce(max(${sql.ref(column)}), 0) from ${sql.table(table)} where account_id = ${accountId})`
     const { rows } = await sql<{ next_id: number | string }>`
       insert into ${sql.table('account_sequences')} (account_id, kind, next_id)
       values (
         ${accountId},
         ${kind},
-        ${greatest}(
-          (select case when coalesce(max(${sql.ref(column)}), 0) + ${int(size)} < ${int(MAX_ID)}
-                  then coalesce(max(${sql.ref(column)}), 0) + 1 else 1 end
-             from ${sql.table(table)} where account_id = ${accountId}),
-          ${int(atLeast)}
-        ) + ${int(size)}
+        ${fitting(sql`${greatest}(${highest} + 1, ${int(atLeast)})`)} + ${int(size)}
       )
       on conflict (account_id, kind) do update
-        set next_id = ${greatest}(account_sequences.next_id, ${int(atLeast)}) + ${int(size)}
+        set next_id = ${fitting(sql`${greatest}(account_sequences.next_id, ${int(atLeast)})`)} + ${int(size)}
       returning next_id`.execute(db)
     const end = Number(rows[0]!.next_id)
-    if (end - 1 > MAX_ID) throw new Error(`No ${kind} ids left for account ${accountId}.`)
     return { next: end - size, last: end - 1 }
   }
 

@@ -2,12 +2,14 @@ import {
   type DatabaseIntrospector,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
+  type DialectAdapter,
   type Kysely,
   PostgresDialect,
   type SchemaMetadata,
   sql,
   type TableMetadata,
 } from 'kysely'
+import { TransactionLockPostgresAdapter } from './postgres-migration-lock.ts'
 
 interface ColumnRow {
   table: string
@@ -73,8 +75,15 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
-/** Kysely's PostgreSQL dialect, introspecting the current schema only (see above). */
+/**
+ * Kysely's PostgreSQL dialect, introspecting the current schema only (see above), with a
+ * migration lock that holds through a transaction pooler (src/db/postgres-migration-lock.ts).
+ */
 export class CurrentSchemaPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockPostgresAdapter()
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: overrides Kysely's signature.
   override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new CurrentSchemaIntrospector(db)

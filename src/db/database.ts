@@ -4,7 +4,7 @@ import type { Tracer } from '@opentelemetry/api'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, type Dialect as KyselyDialect, sql } from 'kysely'
 import pg from 'pg'
-import { type Config, loadConfig, sqlitePath } from '../config/config.ts'
+import { type Config, type DbPooler, loadConfig, sqlitePath } from '../config/config.ts'
 import { AccountIds } from './account-ids.ts'
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.ts'
 import { createPostgresPool } from './postgres-pool.ts'
@@ -27,20 +27,36 @@ export interface DatabaseHandle {
   groupCommit?: GroupCommitMonitor
   /** For PostgreSQL only: the pool, for its connection and queue counts. */
   pool?: pg.Pool
+  /** For PostgreSQL only: the pooler in front of it, for another handle on the same database. */
+  pooler?: PoolerSettings
   close(): Promise<void>
 }
 
 export interface DatabaseOptions {
-  /** PostgreSQL: schema to use (tests isolate themselves in one schema each). */
-  searchPath?: string
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
-  /** OpenTelemetry: a span for every query and transaction (absent: no tracing, no cost). */
+  /** OpenTelemetry: a span for every query and transaction of a request (absent: no tracing, no cost). */
   tracer?: Tracer
+  /** OpenTelemetry: the share (0 to 1) of the work outside requests traced too (TRACES_BACKGROUND_RATIO). */
+  backgroundTraceRatio?: number
   /** Bounds on every wait for the database; the configuration's defaults when absent. */
   timeouts?: DatabaseTimeouts
+  /** PostgreSQL: a connection pooler in front of the server (none when absent). */
+  pooler?: PoolerSettings
   /** PostgreSQL: a connection failed outside any query (logged; the pool replaces it). */
   onConnectionError?: (error: Error) => void
+  /** PostgreSQL: something the operator should change (logged as a warning), said once. */
+  onWarning?: (message: string) => void
+}
+
+/** See DB_POOLER and DB_PREPARED_STATEMENTS, and src/db/postgres-pool.ts. */
+export interface PoolerSettings {
+  pooler: DbPooler
+  preparedStatements: boolean
+}
+
+export function poolerSettings(config: Config): PoolerSettings {
+  return { pooler: config.dbPooler, preparedStatements: config.dbPreparedStatements }
 }
 
 /** Milliseconds; see DB_CONNECT_TIMEOUT_SECONDS, DB_STATEMENT_TIMEOUT_SECONDS, DB_LOCK_TIMEOUT_SECONDS. */
@@ -68,8 +84,15 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
   return openPostgres(databaseUrl, options)
 }
 
-function traced(dialect: KyselyDialect, system: 'sqlite' | 'postgresql', tracer?: Tracer): KyselyDialect {
-  return tracer === undefined ? dialect : new TracedDialect(dialect, { tracer, system })
+function traced(
+  dialect: KyselyDialect,
+  system: 'sqlite' | 'postgresql',
+  options: DatabaseOptions,
+): KyselyDialect {
+  const { tracer, backgroundTraceRatio = 0 } = options
+  return tracer === undefined
+    ? dialect
+    : new TracedDialect(dialect, { tracer, system, backgroundRatio: backgroundTraceRatio })
 }
 
 function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
@@ -98,42 +121,53 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
     ...(reader && { reader }),
     lockTimeoutMs: lockMs,
   })
-  const db = new Kysely<Database>({ dialect: traced(dialect, 'sqlite', options.tracer) })
+  const db = new Kysely<Database>({ dialect: traced(dialect, 'sqlite', options) })
+  const ids = new AccountIds(db, { postgres: false })
   return {
     db,
     dialect: 'sqlite',
-    ids: new AccountIds(db, { postgres: false }),
+    ids,
     location: `sqlite:${path}`,
     sqlite: writer,
     groupCommit: monitor,
-    close: () => db.destroy(),
+    close: () => closeGivingIdsBack(db, ids),
   }
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
+  const pooler = options.pooler ?? { pooler: 'none', preparedStatements: true }
   const pool = createPostgresPool(databaseUrl, {
     poolSize: options.poolSize ?? 10,
-    searchPath: options.searchPath,
     connectTimeoutMs: timeouts.connectMs,
     statementTimeoutMs: timeouts.statementMs,
     lockTimeoutMs: timeouts.lockMs,
+    ...pooler,
     onConnectionError: options.onConnectionError ?? (() => {}),
+    onWarning: options.onWarning ?? (() => {}),
   })
   const db = new Kysely<Database>({
-    dialect: traced(new CurrentSchemaPostgresDialect({ pool }), 'postgresql', options.tracer),
+    dialect: traced(new CurrentSchemaPostgresDialect({ pool }), 'postgresql', options),
   })
   const url = new URL(databaseUrl)
   url.password = ''
   url.username = ''
+  const ids = new AccountIds(db, { postgres: true })
   return {
     db,
     dialect: 'postgres',
-    ids: new AccountIds(db, { postgres: true }),
+    ids,
     location: url.toString(),
     pool: pool.pg,
-    close: () => db.destroy(),
+    pooler,
+    close: () => closeGivingIdsBack(db, ids),
   }
+}
+
+/** A clean close: the ids reserved and not used go back first, so ids go on after a restart. */
+async function closeGivingIdsBack(db: Kysely<Database>, ids: AccountIds): Promise<void> {
+  await ids.release()
+  await db.destroy()
 }
 
 /** True when the database answers a trivial query within `timeoutMs`. */

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+
 /**
  * Names for the SQL of the queries prepared once (src/db/prepared-query.ts), so that PostgreSQL
  * parses and plans each of them once per connection instead of on every request: node-postgres
@@ -5,14 +7,16 @@
  * after (https://node-postgres.com/features/queries#prepared-statements). Any other SQL goes
  * unnamed, as before: it is not known to repeat.
  *
- * A name stands for one SQL text in this process; a connection remembers the statements it has
- * parsed, so a name must never be given to another text.
+ * A name is made from its SQL text, so it stands for that one text in every process and every
+ * version of the service: a server connection that a pooler passes from one process to another
+ * never runs another text under a name it was given.
  */
 const names = new Map<string, string>()
 
 /** Gives `sql` a statement name, once. */
 export function nameStatement(sql: string): void {
-  if (!names.has(sql)) names.set(sql, `pet_service_${names.size + 1}`)
+  if (!names.has(sql))
+    names.set(sql, `pet_service_${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`)
 }
 
 /** The statement name of `sql`, if it was named. */
@@ -30,4 +34,16 @@ export function statementName(sql: string): string | undefined {
 export function isStalePreparedStatement(error: unknown): boolean {
   const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown }
   return code === '0A000' && routine === 'RevalidateCachedQuery'
+}
+
+/**
+ * The server connection does not have a statement this connection prepared (26000,
+ * invalid_sql_statement_name), or already has one by the name it prepares now (42P05,
+ * duplicate_prepared_statement): a pooler in transaction mode ran the query on another server
+ * connection than the one that parsed it (PgBouncer before 1.21, or without
+ * `max_prepared_statements`).
+ */
+export function isMisplacedPreparedStatement(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown }
+  return code === '26000' || code === '42P05'
 }

@@ -24,7 +24,12 @@ export interface TracingOptions {
   tracer: Tracer
   /** `db.system.name` of the OpenTelemetry database conventions. */
   system: 'sqlite' | 'postgresql'
+  /** The share of the work no request started (background jobs') that is traced, 0 to 1. */
+  backgroundRatio: number
 }
+
+/** A transaction of background work left out of the traces. */
+const UNTRACED = 'untraced'
 
 /**
  * Any Kysely dialect, with an OpenTelemetry span for every query and every transaction
@@ -32,6 +37,10 @@ export interface TracingOptions {
  * child of its transaction's, or of whatever span is active (the request's). Spans carry the
  * statement with its placeholders — Kysely always sends values as parameters — and never the
  * values. Only used when tracing is on: without it the database runs unwrapped.
+ *
+ * A trace is a request: work with no span around it is a background job's (the event poller, the
+ * webhooks worker, the purges, every few hundred milliseconds), traced only for the share
+ * `backgroundRatio` of its statements and transactions, each sampled whole, as a trace of its own.
  */
 export class TracedDialect implements Dialect {
   readonly #inner: Dialect
@@ -79,6 +88,11 @@ class TracedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const traced = connection as TracedConnection
+    if (!traces(this.#options)) {
+      await this.#inner.beginTransaction(traced.inner, settings)
+      traced.transaction = UNTRACED
+      return
+    }
     const span = this.#options.tracer.startSpan('transaction', {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': this.#options.system },
@@ -94,7 +108,7 @@ class TracedDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const traced = connection as TracedConnection
-    const span = traced.transaction
+    const span = traced.transaction === UNTRACED ? undefined : traced.transaction
     traced.transaction = undefined
     try {
       await this.#inner.commitTransaction(traced.inner)
@@ -107,7 +121,7 @@ class TracedDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const traced = connection as TracedConnection
-    const span = traced.transaction
+    const span = traced.transaction === UNTRACED ? undefined : traced.transaction
     traced.transaction = undefined
     span?.setAttribute('db.transaction.rolled_back', true)
     try {
@@ -127,8 +141,8 @@ class TracedDriver implements Driver {
 }
 
 class TracedConnection implements DatabaseConnection {
-  /** The span of the transaction running on this connection, if one is. */
-  transaction: Span | undefined
+  /** The span of the transaction running on this connection, if one is and it is traced. */
+  transaction: Span | typeof UNTRACED | undefined
 
   constructor(
     readonly inner: DatabaseConnection,
@@ -136,6 +150,9 @@ class TracedConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.transaction === UNTRACED || (this.transaction === undefined && !traces(this.options))) {
+      return this.inner.executeQuery<R>(query)
+    }
     const { operation, collection } = describeStatement(query.sql)
     const attributes: Attributes = {
       'db.system.name': this.options.system,
@@ -177,6 +194,12 @@ function describeStatement(sql: string): { operation: string; collection?: strin
     operation = /\b(insert|update|delete)\b/i.exec(sql)?.[1]?.toUpperCase() ?? operation
   const collection = /\b(?:from|into|update)\s+(?:"[^"]+"\.)?"([^"]+)"/i.exec(sql)?.[1]
   return collection === undefined ? { operation } : { operation, collection }
+}
+
+/** Whether work starting now gets spans: always within a request's span, else by the background share. */
+function traces(options: TracingOptions): boolean {
+  if (trace.getSpan(context.active()) !== undefined) return true
+  return options.backgroundRatio > 0 && Math.random() < options.backgroundRatio
 }
 
 /**

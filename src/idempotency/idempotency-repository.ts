@@ -11,10 +11,18 @@ import { type KeyClaim, takeOverStale } from './key-claim-statement.ts'
  * concurrent holder fails with PostgreSQL's lock_not_available (55P03) after that long.
  */
 export async function claimKey(trx: Db, claim: KeyClaim): Promise<boolean> {
-  // Bound the wait for a concurrent holder of the key to this statement alone.
-  if (claim.lockTimeoutMs !== undefined) {
-    await sql.raw(`set local lock_timeout = ${Math.trunc(claim.lockTimeoutMs)}`).execute(trx)
-  }
+  // Bound the wait for a concurrent holder of the key to this statement alone, then put back the
+  // transaction's own bound: behind a connection pooler that is a `set local` of its own, which
+  // `to default` would drop for the role's setting (src/db/postgres-pool.ts).
+  const before =
+    claim.lockTimeoutMs === undefined
+      ? undefined
+      : (
+          await sql<{ setting: string }>`with before as materialized (
+              select current_setting('lock_timeout') as setting)
+            select setting, set_config('lock_timeout', ${String(Math.trunc(claim.lockTimeoutMs))}, true)
+              from before`.execute(trx)
+        ).rows[0]?.setting
   const taken = await claimKeyQuery.execute(trx, {
     account_id: claim.accountId,
     key: claim.key,
@@ -22,7 +30,7 @@ export async function claimKey(trx: Db, claim: KeyClaim): Promise<boolean> {
     at: claim.at,
     expired_before: claim.expiredBefore,
   })
-  if (claim.lockTimeoutMs !== undefined) await sql`set local lock_timeout to default`.execute(trx)
+  if (before !== undefined) await sql`select set_config('lock_timeout', ${before}, true)`.execute(trx)
   return taken.length > 0
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { DatabaseHandle } from '../db/database.ts'
+import type { SharedRedis } from '../http/shared-redis.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -167,5 +168,42 @@ function registerDatabaseMetrics(app: FastifyInstance, registry: Registry, datab
   })
   app.addHook('onClose', async () => {
     unsubscribe()
+  })
+}
+
+/**
+ * Redis, which the rate limits share between instances: whether it answers, how often it stopped,
+ * and the limit decisions an instance made alone meanwhile (each instance then allows the full
+ * rate by itself).
+ */
+export function registerRedisMetrics(registry: Registry, redis: SharedRedis): void {
+  new Gauge({
+    name: 'redis_answering',
+    help: 'Whether Redis answers (1), or the rate limits use their per-instance fallback (0).',
+    registers: [registry],
+    collect() {
+      this.set(redis.answering ? 1 : 0)
+    },
+  })
+  // Counted by SharedRedis as they happen, handed to the counters when Prometheus scrapes.
+  let outages = 0
+  new Counter({
+    name: 'redis_outages_total',
+    help: 'Times Redis stopped answering (a command timed out, or the connection closed or failed to open).',
+    registers: [registry],
+    collect() {
+      this.inc(redis.outages - outages)
+      outages = redis.outages
+    },
+  })
+  let fallbacks = 0
+  new Counter({
+    name: 'rate_limit_redis_fallbacks_total',
+    help: 'Rate-limit decisions this instance made alone, with its per-instance fallback, because Redis did not answer.',
+    registers: [registry],
+    collect() {
+      this.inc(redis.fallbacks - fallbacks)
+      fallbacks = redis.fallbacks
+    },
   })
 }

@@ -13,7 +13,8 @@ export interface Tracing {
  * installs no hooks and no wrappers, so it costs nothing.
  *
  * The SDK reads the environment itself, by the specification's rules (exporter, protocol,
- * endpoint, headers, sampler, propagators, resource attributes). It exports traces only: the
+ * endpoint, headers, sampler, propagators, resource attributes), unless TRACES_FILE names a file
+ * to write the spans to instead (src/observability/span-file.ts). It exports traces only: the
  * service's metrics are Prometheus's (`METRICS_PORT`) and its logs are JSON lines on stdout.
  */
 export async function startTracing(
@@ -21,12 +22,23 @@ export async function startTracing(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Tracing | null> {
   if (!config.enabled) return null
-  const { NodeSDK } = await import('@opentelemetry/sdk-node')
+  const { NodeSDK, tracing } = await import('@opentelemetry/sdk-node')
   // Our default name, unless the operator named the service in either standard variable.
   const named =
     env.OTEL_SERVICE_NAME !== undefined || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
+  const file =
+    config.file === undefined
+      ? {}
+      : {
+          spanProcessors: [
+            new tracing.BatchSpanProcessor(
+              new (await import('./span-file.ts')).FileSpanExporter(config.file),
+            ),
+          ],
+        }
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: config.serviceName }),
+    ...file,
     metricReaders: [],
     logRecordProcessors: [],
   })

@@ -93,4 +93,80 @@ describeDb('per-account ids (AccountIds)', () => {
     expect(await insertPet(database.db, account, MAX_ID)).toBe(MAX_ID)
     expect(await create(allocator(), account)).toBe(1)
   })
+
+  /** Rows with these ids, as a client choosing them would make. */
+  async function take(accountId: string, ids: Iterable<number>): Promise<void> {
+    for (const id of ids) expect(await insertPet(database.db, accountId, id)).toBe(id)
+  }
+
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+
+  it('creates however many ids in a row the account took, after it took one near the top', async () => {
+    const ids = allocator(8)
+    const account = await newAccount()
+    // Near MAX_ID there is no room past the highest id, so blocks start where the counter is:
+    // 1, 9, 17, … The account takes every one of those and a run of 200 from 1.
+    await take(account, [MAX_ID, ...range(1, 200), ...range(0, 100).map((n) => 201 + 8 * n)])
+    expect(await create(ids, account)).toBe(202)
+    const more = [await create(ids, account), await create(ids, account), await create(allocator(8), account)]
+    expect(new Set([202, ...more]).size).toBe(4)
+  })
+
+  it('starts over from 1 when the counter reaches the top, instead of refusing every create', async () => {
+    const ids = allocator(8)
+    const account = await newAccount()
+    expect(await create(ids, account)).toBe(1)
+    // A collision just below the top moves the counter to MAX_ID, past which no block fits.
+    await take(account, [2, MAX_ID - 9])
+    expect(await create(ids, account)).toBe(MAX_ID - 8)
+    for (let i = 0; i < 7; i++) await create(ids, account)
+    expect(await create(ids, account)).toBe(3)
+    expect(await create(allocator(8), account)).toBeGreaterThan(0)
+  })
+
+  it('continues after a clean stop: a block’s unused ids go back to the counter', async () => {
+    const account = await newAccount()
+    const first = allocator()
+    expect([await create(first, account), await create(first, account)]).toEqual([1, 2])
+    await first.release()
+    expect(await create(allocator(), account)).toBe(3)
+  })
+
+  it('gives back only what no other process reserved after, so no id is handed out twice', async () => {
+    const account = await newAccount()
+    const [one, two] = [allocator(8), allocator(8)]
+    expect((await one.reserve(account, 'pet')).id).toBe(1)
+    expect((await two.reserve(account, 'pet')).id).toBe(9)
+    // One's block (1–8) is followed by two's: moving the counter back to 2 would hand out 9 again.
+    await one.release()
+    const three = allocator(8)
+    const next = await Promise.all(Array.from({ length: 8 }, () => three.reserve(account, 'pet')))
+    expect(next.map((r) => r.id)).toEqual(range(17, 24))
+    // Two's block is no longer the last reserved either; three's is, and its rest goes back.
+    await two.release()
+    await three.release()
+    expect((await allocator(8).reserve(account, 'pet')).id).toBe(25)
+    const four = allocator(8)
+    expect((await four.reserve(account, 'pet')).id).toBe(33)
+    await four.release()
+    expect((await allocator(8).reserve(account, 'pet')).id).toBe(34)
+  })
+
+  it('never hands out an id twice while processes reserve, stop and start at once', async () => {
+    const account = await newAccount()
+    const handedOut: number[] = []
+    let running = [allocator(4), allocator(4), allocator(4)]
+    for (let round = 0; round < 8; round++) {
+      const reserved = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => running[i % running.length]!.reserve(account, 'pet')),
+      )
+      handedOut.push(...reserved.map((r) => r.id))
+      // One process stops (while another reserves) and a new one takes its place.
+      const [stopping, ...rest] = running
+      const [, late] = await Promise.all([stopping!.release(), rest[0]!.reserve(account, 'pet')])
+      handedOut.push(late.id)
+      running = [...rest, allocator(4)]
+    }
+    expect(new Set(handedOut).size).toBe(handedOut.length)
+  })
 })

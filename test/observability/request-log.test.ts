@@ -1,8 +1,11 @@
+import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { SECRET_QUERY_PARAMETERS } from '../../src/errors/redact.ts'
 import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, newClient } from '../helpers/oauth.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 describeDb('the request log line', () => {
   let t: TestApp
@@ -104,6 +107,82 @@ describeDb('the request log line', () => {
       })
       const line = completed(String(response.headers['request-id']))
       expect(String(line.url)).toContain('assword=***')
+    }
+    expect(raw.join('\n')).not.toContain(password)
+  })
+
+  /** Every way a client may spell a parameter name that the query parser reads as that name. */
+  function encodings(name: string): string[] {
+    const hex = (c: string) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+    const chars = [...name]
+    return [
+      name,
+      name.toUpperCase(),
+      `${name}+`,
+      `+${name}`,
+      chars.map(hex).join(''),
+      chars.map((c) => hex(c).toUpperCase()).join(''),
+      encodeURIComponent(chars.map(hex).join('')),
+      ...chars.map((_, i) => chars.map((c, j) => (j === i ? hex(c) : c)).join('')),
+      ...chars.map((_, i) => chars.map((c, j) => (j === i ? hex(c).toUpperCase() : c)).join('')),
+    ]
+  }
+
+  /** A GET as the client spells its target: over a socket, since app.inject drops what follows a `#`. */
+  function rawGet(port: number, target: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.end(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+      )
+      let answer = ''
+      socket.on('data', (chunk) => {
+        answer += chunk.toString()
+      })
+      socket.on('end', () => resolve(answer))
+      socket.on('error', reject)
+    })
+  }
+
+  it('never logs a secret query parameter, whichever way its name is encoded and its query begins', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as { port: number }
+    const sent: string[] = []
+    for (const name of SECRET_QUERY_PARAMETERS) {
+      for (const [i, spelled] of encodings(name).entries()) {
+        for (const begins of ['?', '#']) {
+          const secret = `sEcReT${sent.length}x${i}`
+          sent.push(secret)
+          const answer = await rawGet(port, `/healthz${begins}a=1&${spelled}=${secret}&b=2`)
+          expect(answer).toMatch(/^HTTP\/1\.1 200/)
+        }
+      }
+    }
+    const logged = () =>
+      lines.filter((l) => l.msg === 'request completed' && String(l.url).startsWith('/healthz')).length
+    await waitUntil('every request is logged', async () => logged() >= sent.length)
+    const everything = raw.join('\n')
+    for (const secret of sent) expect(everything).not.toContain(secret)
+  })
+
+  it('never logs a v2 login password sent under an encoded name, which the login reads as the password', async () => {
+    const client = await newClient(t)
+    const token = await accessToken(t.app, client)
+    const password = 'encoded-name-login-secret'
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v2/user',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { username: 'encoded', password },
+    })
+    expect(created.statusCode).toBe(200)
+    for (const name of ['%70assword', 'pass%77ord', 'p%61ssword', '%70%61%73%73%77%6F%72%64']) {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/v2/user/login?username=encoded&${name}=${password}`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(response.statusCode, name).toBe(200)
+      expect(String(completed(String(response.headers['request-id'])).url)).toContain(`${name}=***`)
     }
     expect(raw.join('\n')).not.toContain(password)
   })

@@ -154,6 +154,17 @@ describeDb('OpenTelemetry tracing', () => {
     expect(everything).not.toContain(account.apiKey)
   })
 
+  it('leaves out the database work no request started (making the account and its key, here)', () => {
+    const database = collector.spans.filter((s) => s.kind === SPAN_KIND_CLIENT)
+    expect(database.length).toBeGreaterThan(0)
+    for (const span of database) {
+      expect(
+        ancestors(span).map((s) => s.kind),
+        span.name,
+      ).toContain(SPAN_KIND_SERVER)
+    }
+  })
+
   it("continues the caller's trace from its traceparent header", () => {
     const read = serverSpan('GET /v1/pet/:id')
     expect(read.traceId).toBe(callerTrace)
