@@ -2,11 +2,13 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { type Config, checkServeConfig } from './config/config.ts'
-import { type DatabaseHandle, databaseTimeouts, openDatabase } from './db/database.ts'
+import { type DatabaseHandle, databaseTimeouts, openDatabase, poolerSettings } from './db/database.ts'
 import { migrateAtStart } from './db/migrate.ts'
 import { EventsRetention } from './events/events-retention.ts'
 import { shutDown } from './http/shutdown.ts'
+import { takeConnectionsFromPrimary } from './http/worker-connections.ts'
 import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency.ts'
+import { onStopSignals } from './lib/stop-signals.ts'
 import { answerClusterMetrics, listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, type LegacyImport, legacyUploadDir } from './pets/legacy-images-import.ts'
@@ -39,10 +41,13 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
   const timeouts = databaseTimeouts(config)
   const database = openDatabase(config.databaseUrl, {
     ...tracer,
+    backgroundTraceRatio: config.tracing.backgroundRatio ?? 0,
     timeouts,
     poolSize: config.dbPoolSize,
+    pooler: poolerSettings(config),
     // A connection lost outside any request: the pool replaces it; say so, and carry on.
     onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
+    onWarning: (message) => log?.warn(message),
   })
   const legacyImages = role === undefined ? await prepare(database, config) : undefined
   const server = await buildApp({ config, database, ...tracer })
@@ -66,12 +71,12 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
     // SIGTERM per worker, and a second signal here would cut the drain short.
     process.on('SIGINT', () => {})
   }
-  closeWithGrace(
-    {
-      delay: drainMs + config.shutdownGraceSeconds * 1000,
-      ...(role === undefined ? {} : { skip: ['SIGINT'] }),
-    },
-    async ({ signal, err }) => {
+  let stopSignal: NodeJS.Signals | undefined
+  const graceful = closeWithGrace(
+    // SIGTERM and SIGINT are ours (below); closeWithGrace keeps the other signals, uncaught
+    // errors and the deadline.
+    { delay: drainMs + config.shutdownGraceSeconds * 1000, skip: ['SIGTERM', 'SIGINT'] },
+    async ({ err }) => {
       if (err !== undefined) {
         // A bug, not a request to stop: no draining.
         server.log.error({ err }, 'shutting down after an uncaught error')
@@ -79,14 +84,41 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
         return
       }
       server.log.info(
-        { signal, drain_seconds: config.shutdownDrainSeconds },
+        { signal: stopSignal, drain_seconds: config.shutdownDrainSeconds },
         'shutting down: not ready, draining',
       )
       await shutDown(server, drainMs)
     },
   )
+  // A Ctrl-C under `npm start` (SIGINT, and npm's signal) is one request to drain, not a drain
+  // and an exit at once (src/lib/stop-signals.ts); a signal repeated later stops the process
+  // without waiting.
+  const uninstallSignals = onStopSignals(role === undefined ? ['SIGTERM', 'SIGINT'] : ['SIGTERM'], {
+    stop(signal) {
+      stopSignal = signal
+      void graceful.close()
+    },
+    force(signal) {
+      server.log.error(
+        { signal },
+        'asked again to stop: exiting now, without finishing the requests in flight',
+      )
+      process.exit(1)
+    },
+  })
 
-  await server.listen({ port: config.port, host: config.host })
+  try {
+    if (role === undefined) await server.listen({ port: config.port, host: config.host })
+    else await takeConnections(server)
+  } catch (error) {
+    // Asked to stop while starting (a worker, say): the stop under way ends the process cleanly.
+    if (server.deps.shutdown.started) return server
+    // Nothing else would end the process (the database, the jobs and the handlers keep it up).
+    graceful.uninstall()
+    uninstallSignals()
+    await server.close()
+    throw listenError(config, error)
+  }
   server.log.info(
     {
       database: database.location,
@@ -100,6 +132,28 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
   return server
 }
 
+/** A worker's connections: those its primary hands over, until the worker asks for no more. */
+async function takeConnections(server: FastifyInstance): Promise<void> {
+  await server.ready()
+  const { shutdown } = server.deps
+  // Asked to stop while starting: the stop under way asks for nothing, and ends the worker.
+  if (!shutdown.started) shutdown.closeListener = takeConnectionsFromPrimary(server.server)
+}
+
+/** Why the API port could not be opened, and what to change. */
+export function listenError(config: Config, error: unknown): Error {
+  const where = `${config.host}:${config.port}`
+  if ((error as { code?: string }).code === 'EADDRINUSE') {
+    return new Error(
+      `${where} is already in use: stop the program that holds it, or set PORT to a free port.`,
+    )
+  }
+  const reason = error instanceof Error ? error.message : String(error)
+  return new Error(
+    `The service could not listen on ${where} (${reason}); set PORT and HOST to an address it may listen on.`,
+  )
+}
+
 /**
  * What a cluster's primary does once before forking (migrations, the legacy-image import), so
  * that workers never race each other for them.
@@ -107,7 +161,7 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
 export async function prepareDatabase(config: Config, log: (message: string) => void): Promise<void> {
   checkServeConfig(config)
   const timeouts = databaseTimeouts(config)
-  const database = openDatabase(config.databaseUrl, { timeouts })
+  const database = openDatabase(config.databaseUrl, { timeouts, pooler: poolerSettings(config) })
   try {
     const images = await prepare(database, config)
     if (images.imported + images.discarded > 0) {

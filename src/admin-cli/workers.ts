@@ -1,8 +1,10 @@
 import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import type { Config } from '../config/config.ts'
+import { WorkerConnections } from '../http/worker-connections.ts'
+import { onStopSignals } from '../lib/stop-signals.ts'
 import { listenForClusterMetrics, type MetricsServer } from '../observability/metrics-server.ts'
-import { prepareDatabase, startServer, type WorkerRole } from '../server.ts'
+import { listenError, prepareDatabase, startServer, type WorkerRole } from '../server.ts'
 
 /** The environment variable that tells a forked process which slot it fills. */
 const SLOT_ENV = 'PET_SERVICE_WORKER_SLOT'
@@ -58,8 +60,6 @@ function logLine(level: 'info' | 'warn' | 'error', msg: string, fields: Record<s
 
 interface Slot {
   worker: Worker | undefined
-  /** The worker serves the port (and answers for its metrics). */
-  listening: boolean
   startedAt: number
   /** Crashes since the slot last ran for CRASH_WINDOW_MS. */
   crashes: number
@@ -67,8 +67,9 @@ interface Slot {
 }
 
 /**
- * The primary of `serve --workers N`: prepares the database once, forks N workers that each run
- * the normal server on the shared port (node:cluster hands connections out in turn), serves the
+ * The primary of `serve --workers N`: prepares the database once, listens on the port and forks
+ * N workers that each run the normal server on the connections it hands them in turn (the port
+ * stays open while workers are replaced: src/http/worker-connections.ts), serves the
  * workers' metrics added up on METRICS_PORT, replaces a worker that dies (backing off; after
  * MAX_CRASHES quick deaths in a row it stops everything and exits 1), and on SIGTERM or SIGINT
  * passes one SIGTERM to each worker (each drains as a single process does) and exits once all
@@ -77,16 +78,18 @@ interface Slot {
 export async function runPrimary(config: Config, count: number): Promise<void> {
   await prepareDatabase(config, (message) => logLine('info', message))
   const slots = new Map<number, Slot>()
-  const listening = () =>
-    [...slots.values()].flatMap((s) => (s.worker !== undefined && s.listening ? [s.worker] : []))
+  const connections = await WorkerConnections.listen(config.port, config.host).catch((error: unknown) => {
+    throw listenError(config, error)
+  })
+  logLine('info', `listening at http://${config.host}:${connections.port}`)
   let metrics: MetricsServer | undefined
   if (config.metricsPort !== 0) {
     try {
-      metrics = await listenForClusterMetrics(
-        { host: config.metricsHost, port: config.metricsPort },
-        listening,
+      metrics = await listenForClusterMetrics({ host: config.metricsHost, port: config.metricsPort }, () =>
+        connections.ready(),
       )
     } catch (error) {
+      connections.close()
       const reason = error instanceof Error ? error.message : String(error)
       throw new Error(
         `The metrics listener could not start on ${config.metricsHost}:${config.metricsPort} (${reason}). Set METRICS_PORT to a free port, or to 0 to turn metrics off.`,
@@ -104,19 +107,18 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
     const state = slots.get(slot)!
     state.restart = undefined
     state.startedAt = Date.now()
-    state.listening = false
     const worker = cluster.fork({ [SLOT_ENV]: String(slot) })
     state.worker = worker
-    worker.once('listening', () => {
-      if (state.worker === worker) state.listening = true
-    })
+    // Before `connections` hears of the exit: onExit asks whether the worker was serving.
     worker.on('exit', (code, signal) => onExit(slot, worker, code, signal))
+    connections.add(worker)
   }
 
   const allExited = () => [...slots.values()].every((s) => s.worker === undefined)
 
   const stopAll = (signal: NodeJS.Signals) => {
     stopping = true
+    connections.stop()
     for (const state of slots.values()) {
       clearTimeout(state.restart)
       state.worker?.process.kill(signal)
@@ -126,12 +128,13 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
 
   const onExit = (slot: number, worker: Worker, code: number | null, signal: string | null) => {
     const state = slots.get(slot)!
-    if (state.worker === worker) {
-      state.worker = undefined
-      state.listening = false
-    }
+    const wasListening = connections.isReady(worker)
+    if (state.worker === worker) state.worker = undefined
     if (stopping) {
-      if (code !== 0) failed = true
+      // A worker still starting has no handler for our SIGTERM yet, and dies of it: it had
+      // nothing to drain, so that is a clean stop too.
+      const stoppedWhileStarting = signal === 'SIGTERM' && !wasListening
+      if (code !== 0 && !stoppedWhileStarting) failed = true
       if (allExited()) resolveDone()
       return
     }
@@ -158,20 +161,24 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   }
 
   for (let slot = 1; slot <= count; slot++) {
-    slots.set(slot, { worker: undefined, listening: false, startedAt: 0, crashes: 0, restart: undefined })
+    slots.set(slot, { worker: undefined, startedAt: 0, crashes: 0, restart: undefined })
     fork(slot)
   }
-  let signals = 0
-  for (const name of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(name, () => {
-      signals++
-      logLine('info', signals === 1 ? 'stopping the workers' : 'stopping the workers now', { signal: name })
-      // A second signal reaches each worker as its second too: it exits without waiting.
+  // A Ctrl-C under `npm start` (SIGINT, and npm's signal) is one request (src/lib/stop-signals.ts);
+  // a signal repeated later reaches each worker as its second too: it exits without waiting.
+  onStopSignals(['SIGTERM', 'SIGINT'], {
+    stop(signal) {
+      logLine('info', 'stopping the workers', { signal })
       stopAll('SIGTERM')
-    })
-  }
+    },
+    force(signal) {
+      logLine('info', 'stopping the workers now', { signal })
+      stopAll('SIGTERM')
+    },
+  })
   logLine('info', `started ${count} workers`, { workers: count, metrics: metrics?.url ?? 'off' })
   await done
+  connections.close()
   await metrics?.close()
   logLine(failed ? 'error' : 'info', 'all workers have exited')
   process.exitCode = failed ? 1 : 0

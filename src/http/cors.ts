@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { ApiError } from '../errors/api-error.ts'
+import { quoteHeaderValue } from '../errors/redact.ts'
 
 /**
  * Where a page of another origin may call: the two APIs, the OAuth endpoints a browser app calls
@@ -48,9 +50,16 @@ const MAX_AGE_SECONDS = 7200
  * left exactly as it was: no CORS headers, so the browser keeps the answer from the page, and an
  * `OPTIONS` that is not a preflight still gets the 405 with `Allow`. Register after the request
  * id, so a preflight's answer carries one too.
+ *
+ * With no CORS_ORIGINS at all, a preflight is answered with a problem that says to set it (the
+ * developer's browser shows it), and the log says so, once: a 405 naming OPTIONS would send
+ * whoever reads it the wrong way.
  */
 export function registerCors(app: FastifyInstance, origins: readonly string[]): void {
-  if (origins.length === 0) return
+  if (origins.length === 0) {
+    refusePreflights(app)
+    return
+  }
   const allowed = new Set(origins)
   app.addHook('onRequest', async (request, reply) => {
     const path = request.raw.url ?? ''
@@ -66,6 +75,28 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
       return
     }
     return answerPreflight(reply)
+  })
+}
+
+function refusePreflights(app: FastifyInstance): void {
+  let logged = false
+  app.addHook('onRequest', async (request) => {
+    const origin = request.headers.origin
+    if (request.method !== 'OPTIONS' || origin === undefined) return
+    if (request.headers['access-control-request-method'] === undefined) return
+    if (!CORS_PATHS.some((pattern) => pattern.test(request.raw.url ?? ''))) return
+    const quoted = quoteHeaderValue(origin)
+    if (!logged) {
+      logged = true
+      request.log.warn(
+        { origin: quoted },
+        `A page of another origin (${quoted}) tried to call the service, and CORS_ORIGINS is empty, so browsers keep every answer from it: list that origin in CORS_ORIGINS to allow it (logged once)`,
+      )
+    }
+    throw new ApiError(
+      'cors_not_enabled',
+      `Pages of other origins cannot call this service: its operator has not listed any in CORS_ORIGINS. To let ${quoted} call it, start the service with that origin in CORS_ORIGINS (CORS_ORIGINS=https://app.example.com, comma-separated).`,
+    )
   })
 }
 

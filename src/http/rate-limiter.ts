@@ -125,7 +125,10 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async take(key: string): Promise<RateLimitDecision> {
-    if (!this.redis.answering) return this.#fallback.take(key)
+    if (!this.redis.answering) {
+      this.redis.fellBack()
+      return this.#fallback.take(key)
+    }
     let reply: [number, string, string]
     try {
       reply = (await this.redis.client.eval(
@@ -137,6 +140,7 @@ export class RedisRateLimiter implements RateLimiter {
       )) as [number, string, string]
     } catch (error) {
       this.redis.failed(error)
+      this.redis.fellBack()
       return this.#fallback.take(key)
     }
     const [allowed, aheadText] = reply

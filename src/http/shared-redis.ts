@@ -15,6 +15,9 @@ interface Log {
 export class SharedRedis {
   readonly client: Redis
   #answering = true
+  /** Times Redis stopped answering, and limiter decisions made without it since the start (metrics). */
+  #outages = 0
+  #fallbacks = 0
   #probe: NodeJS.Timeout | undefined
   #closed = false
 
@@ -41,9 +44,23 @@ export class SharedRedis {
     return this.#answering
   }
 
+  get outages(): number {
+    return this.#outages
+  }
+
+  get fallbacks(): number {
+    return this.#fallbacks
+  }
+
+  /** A limiter decided alone, with its per-instance fallback, because Redis did not answer. */
+  fellBack(): void {
+    this.#fallbacks++
+  }
+
   failed(error: unknown): void {
     if (!this.#answering || this.#closed) return
     this.#answering = false
+    this.#outages++
     this.log.warn(
       { err: { message: error instanceof Error ? error.message : String(error) } },
       'Redis does not answer: rate limits are per-instance until it does',

@@ -10,9 +10,9 @@ export interface NewImage {
   at: string
 }
 
-export interface StoredImage {
+export interface ImageInfo {
   contentType: string
-  data: Buffer
+  sizeBytes: number
 }
 
 export async function insertImage(db: Db, image: NewImage): Promise<void> {
@@ -30,13 +30,32 @@ export async function insertImage(db: Db, image: NewImage): Promise<void> {
     .execute()
 }
 
-export async function findImage(db: Db, name: string): Promise<StoredImage | undefined> {
+/** The image's type and size (its bytes are not read). */
+export async function findImageInfo(db: Db, name: string): Promise<ImageInfo | undefined> {
   const row = await db
     .selectFrom('pet_images')
-    .select(['content_type', 'data'])
+    .select(['content_type', 'size_bytes'])
     .where('name', '=', name)
     .executeTakeFirst()
-  return row === undefined ? undefined : { contentType: row.content_type, data: row.data }
+  return row === undefined ? undefined : { contentType: row.content_type, sizeBytes: Number(row.size_bytes) }
+}
+
+/**
+ * `length` bytes of the image from `offset` (fewer at its end); undefined once it is deleted.
+ * `substr` takes bytes of a BLOB (SQLite) and of a bytea (PostgreSQL), counting from 1.
+ */
+export async function readImageBytes(
+  db: Db,
+  name: string,
+  offset: number,
+  length: number,
+): Promise<Buffer | undefined> {
+  const row = await db
+    .selectFrom('pet_images')
+    .select((eb) => eb.fn<Buffer>('substr', ['data', eb.val(offset + 1), eb.val(length)]).as('bytes'))
+    .where('name', '=', name)
+    .executeTakeFirst()
+  return row?.bytes
 }
 
 /** Bytes of images the account keeps (from the index; the images themselves are not read). */

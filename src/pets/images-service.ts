@@ -4,11 +4,11 @@ import { ApiError } from '../errors/api-error.ts'
 import { nowIso } from '../lib/time.ts'
 import { LIMITS } from '../schemas/common.ts'
 import {
-  findImage,
+  findImageInfo,
   imageBytesOfAccount,
   insertImage,
   lockAccountImages,
-  type StoredImage,
+  readImageBytes,
 } from './images-repository.ts'
 import type { Pet } from './pet.ts'
 import { imageTypeOf, imageUrl } from './pet-images.ts'
@@ -97,9 +97,37 @@ export async function addPetImage(db: Db, image: NewPetImage): Promise<{ url: st
   return { url, bytes: data.length }
 }
 
+/**
+ * Bytes of an image read at a time when it is sent: what one client that reads slowly (or not
+ * at all) keeps in memory, instead of the whole image.
+ */
+export const IMAGE_CHUNK_BYTES = 512 * 1024
+
+export interface ImageToSend {
+  contentType: string
+  size: number
+  /** Its bytes, one chunk per step, each read from the database when the caller asks for it. */
+  chunks(): AsyncGenerator<Buffer>
+}
+
 /** An image by the name in its URL (public: names are unguessable); 404 once it is deleted. */
-export async function readImage(db: Db, name: string): Promise<StoredImage> {
-  const image = await findImage(db, name)
-  if (image === undefined) throw new ApiError('not_found', `No image ${name}.`)
-  return image
+export async function findImageToSend(db: Db, name: string): Promise<ImageToSend> {
+  const info = await findImageInfo(db, name)
+  if (info === undefined) throw new ApiError('not_found', `No image ${name}.`)
+  return {
+    contentType: info.contentType,
+    size: info.sizeBytes,
+    chunks: () => imageChunks(db, name, info.sizeBytes),
+  }
+}
+
+async function* imageChunks(db: Db, name: string, size: number): AsyncGenerator<Buffer> {
+  for (let offset = 0; offset < size; ) {
+    const chunk = await readImageBytes(db, name, offset, IMAGE_CHUNK_BYTES)
+    // Deleted while being sent: the answer ends short of its Content-Length, which clients notice.
+    if (chunk === undefined || chunk.length === 0)
+      throw new Error(`image ${name} was deleted while being sent`)
+    offset += chunk.length
+    yield chunk
+  }
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -100,3 +101,37 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
 }
+
+/** A JSON log line of the service (a worker's pino line, or one of the primary's). */
+export interface LogLine {
+  pid: number
+  msg: string
+  method?: string
+  url?: string
+  worker?: number
+  background_jobs?: boolean
+}
+
+/** The JSON log lines a server process has written so far. */
+export function logLines(server: ServerProcess): LogLine[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine)
+}
+
+/** The processes a process has started (Linux: each of its threads' `children` list). */
+export function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+      .trim()
+      .split(' ')
+      .filter((p) => p !== '')
+      .map(Number),
+  )
+}
+
+/** The workers (of `serve --workers N`) that have said they are ready, in order. */
+export const readyWorkers = (server: ServerProcess) =>
+  logLines(server).filter((l) => l.msg === 'pet-service ready')

@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net'
 import { expect } from 'vitest'
 import type { ServerProcess } from './cli.ts'
 
@@ -71,4 +72,45 @@ export function runLoad(workers: number, request: (i: number) => Promise<Answer>
     await Promise.all(loops)
     return answers
   }
+}
+
+export interface HeldRequest {
+  socket: Socket
+  /** The status line's code, once the first bytes of the answer arrived. */
+  status: Promise<number>
+  /** Those first bytes, as text (the whole answer, when it is small). */
+  firstBytes: Promise<string>
+  /** Reads the rest; answers the bytes received in all once the server has closed the connection. */
+  readToEnd(): Promise<number>
+}
+
+/**
+ * A GET whose client reads the first bytes of the answer and then nothing more: the
+ * connection stays open with the rest of the answer unread, as a slow or hostile client leaves it.
+ */
+export function holdUnread(port: number, path: string, headers: Record<string, string> = {}): HeldRequest {
+  const socket = connect(port, '127.0.0.1')
+  const lines = Object.entries({ host: '127.0.0.1', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`)
+  socket.write(`GET ${path} HTTP/1.1\r\n${lines.join('')}\r\n`)
+  socket.on('error', () => {})
+  let received = 0
+  const firstBytes = new Promise<string>((resolve) => {
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause()
+      received += chunk.length
+      resolve(chunk.toString('latin1'))
+    })
+  })
+  const status = firstBytes.then((text) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0))
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  const readToEnd = async () => {
+    await status
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length
+    })
+    socket.resume()
+    await closed
+    return received
+  }
+  return { socket, status, firstBytes, readToEnd }
 }

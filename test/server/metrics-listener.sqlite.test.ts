@@ -51,6 +51,14 @@ describe('the metrics listener of `pet-service serve`', () => {
       const samples = await scrape(`http://127.0.0.1:${metricsPort}/metrics`)
       expect(sampleValue(samples, 'http_requests_total', { route: '/healthz', status_code: '200' })).toBe(3)
       expect(sampleValue(samples, 'http_request_duration_seconds_count', { route: '/healthz' })).toBe(3)
+      // The webhooks worker's figures, with nothing to deliver (test/webhooks/delivery-metrics.test.ts).
+      expect(
+        samples
+          .filter((s) => s.name === 'webhook_deliveries_total')
+          .map((s) => s.labels.outcome)
+          .sort(),
+      ).toEqual(['failed', 'retrying', 'succeeded'])
+      expect(samples.find((s) => s.name === 'webhook_deliveries_open')?.value).toBe(0)
       expect(listeningPorts(server.child.pid!)).toEqual([server.port, metricsPort].sort())
 
       const onApi = await fetch(`${api}/metrics`)

@@ -1,8 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { accountWithKey } from '../helpers/app.ts'
-import { freePort, PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
+import {
+  childPids,
+  freePort,
+  logLines,
+  PET_SERVICE_BIN,
+  readyWorkers,
+  startServerProcess,
+} from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { waitUntil } from '../helpers/poll.ts'
 import { sampleValue, scrape } from '../observability/prometheus-text.ts'
@@ -46,36 +52,6 @@ function send(
     req.end(payload)
   })
 }
-
-interface LogLine {
-  pid: number
-  msg: string
-  method?: string
-  url?: string
-  worker?: number
-  background_jobs?: boolean
-}
-
-function logLines(server: ServerProcess): LogLine[] {
-  return server
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine)
-}
-
-/** The processes a process has started (Linux: each of its threads' `children` list). */
-function childPids(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-      .trim()
-      .split(' ')
-      .filter((p) => p !== '')
-      .map(Number),
-  )
-}
-
-const readyWorkers = (server: ServerProcess) => logLines(server).filter((l) => l.msg === 'pet-service ready')
 
 // The server runs as operators run it, `pet-service serve --workers 2`, in a process of its own.
 describeDb('serve --workers 2', () => {

@@ -2,7 +2,15 @@ import type { MultipartFile } from '@fastify/multipart'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
-import { addPetImage, assertCanUpload, IMAGE_LIMIT_BYTES, readImage } from '../../pets/images-service.ts'
+import { holdForAnswer } from '../../http/answer-budget.ts'
+import { pulledStream } from '../../lib/pulled-stream.ts'
+import {
+  addPetImage,
+  assertCanUpload,
+  findImageToSend,
+  IMAGE_CHUNK_BYTES,
+  IMAGE_LIMIT_BYTES,
+} from '../../pets/images-service.ts'
 import { IMAGE_NAME_PATTERN } from '../../pets/pet-images.ts'
 import { PetIdV2Params, UploadImageBody } from './pet-schemas.ts'
 import type { ApiResponse } from './pet-views.ts'
@@ -106,12 +114,20 @@ export async function v2PetImageRoutes(
       },
     },
     async (request, reply) => {
-      const image = await readImage(db, request.params.name)
-      return reply
+      const image = await findImageToSend(db, request.params.name)
+      // HEAD sends no body: nothing to hold, nothing to read.
+      const head = request.method === 'HEAD'
+      if (!head) holdForAnswer(request, reply, Math.min(image.size, IMAGE_CHUNK_BYTES))
+      reply
         .type(image.contentType)
+        .header('content-length', String(image.size))
         .header('cache-control', 'public, max-age=31536000, immutable')
         .header('x-content-type-options', 'nosniff')
-        .send(image.data)
+      // A chunk is read once the client has taken the one before: a client that stops reading
+      // holds one chunk, not the image. HEAD: an empty stream keeps Content-Length as set.
+      return reply.send(pulledStream(head ? emptyChunks() : image.chunks()))
     },
   )
 }
+
+async function* emptyChunks(): AsyncGenerator<Buffer> {}

@@ -99,6 +99,17 @@ describeDb('v2 pet images: stored in the database, deleted with their URL or pet
     }
   })
 
+  it("answers HEAD with the image's type and length, and no body", async () => {
+    const me = await asNewAccount()
+    const pet = await me.addPet()
+    const path = await me.uploaded(pet.id)
+    const head = await t.app.inject({ method: 'HEAD', url: path })
+    expect(head.statusCode).toBe(200)
+    expect(head.headers['content-type']).toBe('image/png')
+    expect(head.headers['content-length']).toBe(String(PNG.length))
+    expect(head.rawPayload).toHaveLength(0)
+  })
+
   it('deletes an image once a PUT replaces photoUrls without its URL, and keeps those still listed', async () => {
     const me = await asNewAccount()
     const pet = await me.addPet()
