@@ -120,7 +120,18 @@ export function median(values: number[]): number {
  * right after a round against the bare server: the machine is shared and its speed drifts,
  * so each round's ratio compares two measurements taken moments apart.
  */
-export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): Promise<CaseMeasurement> {
+/** Called just before and just after each measured round's load (not the bare round's). */
+export interface RoundHooks {
+  beforeLoad?(): Promise<void>
+  afterLoad?(): Promise<void>
+}
+
+export async function measure(
+  spec: LoadSpec,
+  timing: Timing,
+  bare?: LoadSpec,
+  hooks: RoundHooks = {},
+): Promise<CaseMeasurement> {
   if (timing.warmupSeconds > 0) {
     await fire(spec, timing.warmupSeconds)
     await drain(spec)
@@ -135,9 +146,11 @@ export async function measure(spec: LoadSpec, timing: Timing, bare?: LoadSpec): 
     const bareRps = reference === undefined ? 0 : countAll(reference) / reference.duration
     const bareCpu = bare === undefined ? 0 : cpuTimeUs(bare.pid) - bareCpuBefore
     const latencies = new LatencyHistogram()
+    await hooks.beforeLoad?.()
     const cpuBefore = cpuTimeUs(spec.pid)
     const result = await fire(spec, timing.seconds, latencies)
     const cpu = cpuTimeUs(spec.pid) - cpuBefore
+    await hooks.afterLoad?.()
     await drain(spec)
     const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count]))
     for (const [code, count] of Object.entries(codes)) statusCodes[code] = (statusCodes[code] ?? 0) + count

@@ -8,19 +8,11 @@
 //             durability (WAL, synchronous=NORMAL: a commit survives kill -9, not a power loss).
 //   postgres: DATABASE_URL; a pg Pool of 10 (the service's pool size), a table of its own in
 //             a schema of its own.
-import formbody from '@fastify/formbody'
 import BetterSqlite3 from 'better-sqlite3'
-import Fastify from 'fastify'
 import pg from 'pg'
+import { type PetBody, petBodySchema, servePeer } from './peer-http.ts'
 
 const mode = process.argv[2]
-const port = Number(process.env.PORT ?? 0)
-
-interface PetBody {
-  name: string
-  species: string
-  breed?: string
-}
 
 interface PetRow {
   id: number
@@ -29,17 +21,6 @@ interface PetRow {
   breed: string | null
   created_at: string
 }
-
-const bodySchema = {
-  type: 'object',
-  required: ['name', 'species'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    species: { type: 'string', minLength: 1, maxLength: 100 },
-    breed: { type: 'string', maxLength: 100 },
-  },
-} as const
 
 async function sqliteInsert(): Promise<(body: PetBody) => Promise<PetRow>> {
   const path = process.env.DATABASE_PATH
@@ -80,14 +61,9 @@ const insert =
   mode === 'sqlite' ? await sqliteInsert() : mode === 'postgres' ? await postgresInsert() : undefined
 if (insert === undefined) throw new Error('usage: peer-server.ts sqlite|postgres')
 
-const app = Fastify({ logger: false, keepAliveTimeout: 72_000 })
-await app.register(formbody)
-app.get('/healthz', async () => ({ status: 'ok' }))
-app.post<{ Body: PetBody }>('/v1/pet', { schema: { body: bodySchema } }, async (request, reply) => {
-  reply.code(201)
-  return insert(request.body)
-})
-await app.listen({ port, host: '127.0.0.1' })
-process.on('SIGTERM', () => {
-  app.close().then(() => process.exit(0))
+await servePeer((app) => {
+  app.post<{ Body: PetBody }>('/v1/pet', { schema: { body: petBodySchema } }, async (request, reply) => {
+    reply.code(201)
+    return insert(request.body)
+  })
 })

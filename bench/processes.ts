@@ -9,6 +9,8 @@ export interface ServerProcess {
   url: string
   pid: number
   child: ChildProcess
+  /** The service's Prometheus listener, http://HOST:PORT/metrics. */
+  metricsUrl?: string
   /** What the process wrote to stderr (kept short): shown when it fails. */
   stderr(): string
   stop(): Promise<void>

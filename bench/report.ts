@@ -29,6 +29,8 @@ export interface CaseRecord {
   cpuRatio?: number
   /** The issue's target for the ratio, when it sets one. */
   targetRatio?: number
+  /** A create case's ratio ÷ the ORM peer's on the same database (bench/orm-peer-server.ts). */
+  ormPeerRatio?: number
   rounds?: RoundResult[]
   /**
    * The same load without what this case adds, its rounds interleaved with this case's on the
@@ -36,6 +38,12 @@ export interface CaseRecord {
    * ratios of req/s (this ÷ that).
    */
   versus?: { label: string; rps: number; ratio: number; cpuUsPerRequest: number }
+  /**
+   * The webhook case: deliveries per second while its creates saturated the service (median of
+   * its rounds) against the events written per second, then what was left delivered with no
+   * load, and how long that took.
+   */
+  webhooks?: { deliveredPerSecond: number; eventsPerSecond: number; drained: number; drainSeconds: number }
 }
 
 export interface Check {
@@ -64,28 +72,31 @@ export interface Report {
   totalSeconds: number
 }
 
+/** The peers (bench/peer-server.ts, bench/orm-peer-server.ts): not the service's own cases. */
+export const isPeer = (c: Pick<CaseRecord, 'id'>): boolean => c.id.endsWith('peer-create')
+
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined
     ? '–'
     : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-/** The results as a Markdown table plus the target checks (printed, and pasted into the README). */
+/** The results as a Markdown table plus the target checks (printed, and pasted into bench/README.md). */
 export function markdownReport(report: Report): string {
   const lines = [
-    '| case | request | pets before | req/s | × bare | target | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req | CPU × bare |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| case | request | pets before | req/s | × bare | target | × ORM peer | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req | CPU × bare |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   for (const c of report.cases) {
     if (c.skipped !== undefined || c.failed !== undefined) {
       lines.push(
-        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | | | |`,
+        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | | | | |`,
       )
       continue
     }
     lines.push(
       `| ${c.label} | \`${c.request}\` | ${fmt(c.petsBefore)} | ${fmt(c.rps)} | ${fmt(c.ratio, 3)} | ${
         c.targetRatio === undefined ? '' : `≥ ${c.targetRatio}`
-      } | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} |`,
+      } | ${c.ormPeerRatio === undefined ? '' : fmt(c.ormPeerRatio, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} |`,
     )
   }
   const { at0, at1m } = report.sqliteAlone
@@ -114,7 +125,7 @@ export function markdownReport(report: Report): string {
   return lines.join('\n')
 }
 
-/** The hand-written peers (bench/peer-server.ts), whichever database they write to. */
+/** The peers, whichever database they write to. */
 const PEER_COLOUR = '#059669'
 
 const escapeXml = (text: string): string =>
@@ -128,7 +139,7 @@ const escapeXml = (text: string): string =>
 export function svgChart(report: Report): string {
   const rows = report.cases.filter((c) => c.ratio !== undefined)
   const width = 1000
-  const left = 250
+  const left = 270
   const right = 330
   const top = 56
   const rowHeight = 26
@@ -148,7 +159,7 @@ export function svgChart(report: Report): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${left}" y="20" font-size="15" font-weight="600">Throughput as a ratio to a bare node:http server (${fmt(report.bare.rps)} req/s)</text>`,
-    `<text x="${left}" y="38" fill="#4b5563">${escapeXml(`${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, 50 connections, ${report.mode} run ${report.date.slice(0, 16).replace('T', ' ')} UTC · black tick: target · green: hand-written peers`)}</text>`,
+    `<text x="${left}" y="38" fill="#4b5563">${escapeXml(`${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, 50 connections, ${report.mode} run ${report.date.slice(0, 16).replace('T', ' ')} UTC · black tick: target · green: peers`)}</text>`,
   ]
   for (const tick of [0.001, 0.01, 0.1, 0.25, 0.5, 1]) {
     const tx = x(tick)
@@ -163,7 +174,7 @@ export function svgChart(report: Report): string {
     const missed = c.targetRatio !== undefined && ratio < c.targetRatio
     parts.push(
       `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escapeXml(c.label)}</text>`,
-      `<rect x="${left}" y="${y + 4}" width="${Math.max(1, x(ratio) - left)}" height="${rowHeight - 8}" fill="${c.id.endsWith('.peer-create') ? PEER_COLOUR : colours[c.group]}" opacity="${missed ? 0.55 : 0.9}"/>`,
+      `<rect x="${left}" y="${y + 4}" width="${Math.max(1, x(ratio) - left)}" height="${rowHeight - 8}" fill="${isPeer(c) ? PEER_COLOUR : colours[c.group]}" opacity="${missed ? 0.55 : 0.9}"/>`,
       `<text x="${left + plotWidth + 14}" y="${y + 16}" fill="${missed ? '#b91c1c' : '#111827'}">${fmt(ratio, 3)}× · ${fmt(c.rps)} req/s · p99 ${fmt(c.p99Ms, 1)} ms${missed ? ' (below target)' : ''}</text>`,
     )
     if (c.targetRatio !== undefined) {

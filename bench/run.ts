@@ -1,10 +1,12 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
-//                [--cases=floor,create,create-keyed,create-webhook,read,update,list,create-2-workers,peer]
+//                [--cases=floor,create,create-keyed,create-webhook,read,update,list,create-2-workers,peer,orm-peer]
 //
-// Measures the service against a bare node:http server in the same run (see README,
-// "Performance"), and against hand-written peers (bench/peer-server.ts) and itself with two
-// workers. Every server runs in a process of its own; this process is the load client.
+// Measures the service against a bare node:http server in the same run (see bench/README.md),
+// against peers (bench/peer-server.ts, a hand-written single insert; bench/orm-peer-server.ts,
+// the same create through an ORM) and against itself with two workers. Every server runs in a
+// process of its own; this process is the load client.
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -17,13 +19,22 @@ import {
   type LoadSpec,
   measure,
   median,
+  type RoundHooks,
   type RoundResult,
   summariseRounds,
   type Timing,
 } from './load.ts'
 import { petIdsOf } from './pet-ids.ts'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
-import { type CaseRecord, type Check, type Group, markdownReport, type Report, svgChart } from './report.ts'
+import {
+  type CaseRecord,
+  type Check,
+  type Group,
+  isPeer,
+  markdownReport,
+  type Report,
+  svgChart,
+} from './report.ts'
 import { seedSqlitePets, writeJsonServerDb } from './seed.ts'
 import {
   BENCH_ACCOUNT,
@@ -35,6 +46,7 @@ import {
   fetchBearerToken,
   newestPetId,
   type OAuthClient,
+  type PeerKind,
   probeCapabilities,
   ROOT,
   startBare,
@@ -88,11 +100,12 @@ async function run(
   requests: LoadSpec['requests'],
   drainPath = '/healthz',
   overrides: Partial<Timing> = {},
+  hooks: RoundHooks = {},
 ): Promise<CaseMeasurement> {
   if (bare === undefined) throw new Error('the bare server is not running')
   const reference = { url: bare.url, requests: BARE_REQUESTS, pid: bare.pid, drainPath: '/' }
   const spec = { url: server.url, requests, pid: server.pid, drainPath }
-  const result = await measure(spec, { ...timing, ...overrides }, reference)
+  const result = await measure(spec, { ...timing, ...overrides }, reference, hooks)
   bareSamples.push(...result.rounds.map((r) => r.bareRps))
   bareCpuSamples.push(...result.rounds.map((r) => r.bareCpuUsPerRequest).filter((us) => us > 0))
   return result
@@ -329,6 +342,7 @@ async function createWithWebhook(
     if (res.status !== 200) throw new Error(`could not set the endpoint ${status}: ${res.status}`)
   }
   let versus: CaseRecord['versus']
+  let webhooks: CaseRecord['webhooks']
   try {
     const record = await runCase(
       {
@@ -350,12 +364,33 @@ async function createWithWebhook(
         const off: RoundResult[] = []
         const codes: Record<string, number> = {}
         let peakRssBytes = 0
+        // Deliveries made while the creates saturate the service (each create writes one event).
+        const underLoad: { delivered: number; events: number; seconds: number }[] = []
         for (let i = 0; i < timing.rounds; i++) {
           const order = i % 2 === 0 ? (['disabled', 'enabled'] as const) : (['enabled', 'disabled'] as const)
           for (const status of order) {
             await setStatus(status)
             const warmupSeconds = i === 0 && status === order[0] ? timing.warmupSeconds : 0
-            const measured = await run(server, requests, '/healthz', { rounds: 1, warmupSeconds })
+            let before: WebhookFigures | undefined
+            let started = 0
+            let loaded: { delivered: number; seconds: number } | undefined
+            const hooks: RoundHooks =
+              status === 'enabled'
+                ? {
+                    beforeLoad: async () => {
+                      before = await webhookFigures(server)
+                      started = performance.now()
+                    },
+                    afterLoad: async () => {
+                      const seconds = (performance.now() - started) / 1000
+                      const after = await webhookFigures(server)
+                      if (before !== undefined && after !== undefined)
+                        loaded = { delivered: after.delivered - before.delivered, seconds }
+                    },
+                  }
+                : {}
+            const measured = await run(server, requests, '/healthz', { rounds: 1, warmupSeconds }, hooks)
+            if (loaded !== undefined) underLoad.push({ ...loaded, events: measured.rounds[0]!.requests })
             ;(status === 'enabled' ? on : off).push(measured.rounds[0]!)
             peakRssBytes = Math.max(peakRssBytes, measured.peakRssBytes)
             if (status === 'enabled')
@@ -373,10 +408,12 @@ async function createWithWebhook(
         log(
           `  without (endpoint disabled): ${versus.rps.toFixed(0)} req/s, ${versus.cpuUsPerRequest.toFixed(0)} µs CPU/request; with ÷ without, per pair: ${pairs.map((r) => r.toFixed(3)).join(', ')}`,
         )
+        webhooks = await drainWebhooks(server, underLoad, setStatus)
         return summariseRounds(on, codes, peakRssBytes)
       },
     )
     if (versus !== undefined) record.versus = versus
+    if (webhooks !== undefined) record.webhooks = webhooks
   } finally {
     // Its backlog goes with it, so that the next cases run without deliveries.
     if (endpointId !== undefined) {
@@ -386,26 +423,84 @@ async function createWithWebhook(
   }
 }
 
+interface WebhookFigures {
+  delivered: number
+  open: number
+  waiting: number
+}
+
+/** The service's webhook figures, from its /metrics; undefined when it has none (an older service). */
+async function webhookFigures(server: ServerProcess): Promise<WebhookFigures | undefined> {
+  if (server.metricsUrl === undefined) return undefined
+  const text = await (await fetch(server.metricsUrl)).text()
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  const figures = {
+    delivered: value('webhook_deliveries_total\\{outcome="succeeded"\\}'),
+    open: value('webhook_deliveries_open'),
+    waiting: value('webhook_events_waiting_fan_out'),
+  }
+  return Object.values(figures).some(Number.isNaN) ? undefined : figures
+}
+
 /**
- * The hand-written peer (bench/peer-server.ts) under the create case's load, the service
- * stopped: Fastify and one insert, on a database of its own.
+ * The webhook figures of the create-webhook case: deliveries per second while the creates
+ * saturated the service (medians of its rounds), then, with the endpoint enabled and no load,
+ * the time the backlog left over took to drain.
  */
-async function peerCase(group: 'sqlite' | 'postgres', target: string): Promise<void> {
-  const database = group === 'sqlite' ? 'better-sqlite3' : 'pg Pool'
+async function drainWebhooks(
+  server: ServerProcess,
+  underLoad: { delivered: number; events: number; seconds: number }[],
+  setStatus: (status: 'enabled' | 'disabled') => Promise<void>,
+): Promise<CaseRecord['webhooks']> {
+  if (underLoad.length === 0) return undefined
+  await setStatus('enabled')
+  const start = await webhookFigures(server)
+  if (start === undefined) return undefined
+  const started = performance.now()
+  let last = start
+  while (performance.now() - started < 300_000 && (last.open > 0 || last.waiting > 0)) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    last = (await webhookFigures(server)) ?? last
+  }
+  const webhooks = {
+    deliveredPerSecond: median(underLoad.map((r) => r.delivered / r.seconds)),
+    eventsPerSecond: median(underLoad.map((r) => r.events / r.seconds)),
+    drained: last.delivered - start.delivered,
+    drainSeconds: (performance.now() - started) / 1000,
+  }
+  log(
+    `  deliveries while the creates saturate the service: ${webhooks.deliveredPerSecond.toFixed(0)}/s of ${webhooks.eventsPerSecond.toFixed(0)} events/s; then ${webhooks.drained} delivered in ${webhooks.drainSeconds.toFixed(1)} s with no load`,
+  )
+  return webhooks
+}
+
+const PEER_CASES: Record<PeerKind, { id: string; label: (on: string) => string; request: string }> = {
+  insert: {
+    id: 'peer-create',
+    label: (on) => `peer: Fastify + ${on === 'sqlite' ? 'better-sqlite3' : 'pg Pool'} insert`,
+    request: 'POST /v1/pet (form, no auth): one INSERT … RETURNING',
+  },
+  orm: {
+    id: 'orm-peer-create',
+    label: (on) => `ORM peer: Drizzle (${on === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
+    request: 'POST /v1/pet (form, Basic key): key looked up, pet and event inserted in one transaction',
+  },
+}
+
+/**
+ * A peer under the create case's load, the service stopped, on a database of its own: the
+ * hand-written single insert (bench/peer-server.ts), or the same create through an ORM
+ * (bench/orm-peer-server.ts), which is given a key of its own to check.
+ */
+async function peerCase(kind: PeerKind, group: 'sqlite' | 'postgres', target: string): Promise<void> {
+  const { id, label, request } = PEER_CASES[kind]
+  const key = kind === 'orm' ? `orm_${randomBytes(16).toString('hex')}` : undefined
   let peer: ServerProcess | undefined
   try {
-    await runCase(
-      {
-        id: `${group}.peer-create`,
-        label: `peer: Fastify + ${database} insert`,
-        group,
-        request: 'POST /v1/pet (form, no auth): one INSERT … RETURNING',
-      },
-      async () => {
-        peer = await track(startPeer(group, target))
-        return run(peer, createRequests(''))
-      },
-    )
+    await runCase({ id: `${group}.${id}`, label: label(group), group, request }, async () => {
+      peer = await track(startPeer(kind, group, target, key === undefined ? {} : { SEED_API_KEY: key }))
+      return run(peer, createRequests(key === undefined ? '' : basicAuth(key)))
+    })
   } finally {
     await stop(peer)
   }
@@ -456,7 +551,8 @@ async function sqliteGroups(): Promise<void> {
     await stop(started.server)
     if (only.has('sqlite')) {
       if (wanted('create-2-workers')) await twoWorkersCase('sqlite', databaseUrl, started.reuse)
-      if (wanted('peer')) await peerCase('sqlite', join(work, 'peer.db'))
+      if (wanted('peer')) await peerCase('insert', 'sqlite', join(work, 'peer.db'))
+      if (wanted('orm-peer')) await peerCase('orm', 'sqlite', join(work, 'orm-peer.db'))
       if (onlyCases === undefined) sqliteAlone.at0 = await sqliteCeiling(dbPath)
     }
     if (!only.has('sqlite-1m')) return
@@ -543,7 +639,8 @@ async function postgresGroup(): Promise<void> {
     ])
     await stop(server)
     if (wanted('create-2-workers')) await twoWorkersCase('postgres', databaseUrl, started.reuse)
-    if (wanted('peer')) await peerCase('postgres', databaseUrl)
+    if (wanted('peer')) await peerCase('insert', 'postgres', databaseUrl)
+    if (wanted('orm-peer')) await peerCase('orm', 'postgres', databaseUrl)
   } finally {
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
@@ -623,6 +720,27 @@ const TARGETS: Record<string, number> = {
   'postgres.read': 0.25,
 }
 
+/** The ORM peer only creates: every create case of the service is held to this ratio to it. */
+const ORM_PEER_TARGET = 1.5
+const databaseOf = (group: Group): 'sqlite' | 'postgres' | undefined =>
+  group === 'postgres' ? 'postgres' : group === 'sqlite' || group === 'sqlite-1m' ? 'sqlite' : undefined
+
+/**
+ * A create case's ratio ÷ the ORM peer's on the same database, each against the bare rounds
+ * paired with it, so that the machine's drift cancels out. The webhook case's own bare rounds
+ * ran beside its worker catching up: its ratio is the plain create's times its pairs' median.
+ */
+function versusOrmPeer(c: CaseRecord): number | undefined {
+  if (!/\.create(-keyed|-webhook|-2-workers)?$/.test(c.id) || c.ratio === undefined) return undefined
+  const database = databaseOf(c.group)
+  if (database === undefined) return undefined
+  const peer = cases.find((p) => p.id === `${database}.orm-peer-create`)?.ratio
+  if (peer === undefined) return undefined
+  if (!c.id.endsWith('.create-webhook')) return c.ratio / peer
+  const create = cases.find((p) => p.id === `${c.group}.create`)?.ratio
+  return create === undefined || c.versus === undefined ? undefined : (create * c.versus.ratio) / peer
+}
+
 function checks(): Check[] {
   const byId = new Map(cases.map((c) => [c.id, c]))
   const ran = (id: string) => {
@@ -641,10 +759,7 @@ function checks(): Check[] {
     })
   }
   const service = cases.filter(
-    (c) =>
-      ['sqlite', 'sqlite-1m', 'postgres'].includes(c.group) &&
-      c.rps !== undefined &&
-      !c.id.endsWith('.peer-create'),
+    (c) => ['sqlite', 'sqlite-1m', 'postgres'].includes(c.group) && c.rps !== undefined && !isPeer(c),
   )
   const worstP99 = service.reduce<CaseRecord | undefined>(
     (w, c) => (w === undefined || (c.p99Ms ?? 0) > (w.p99Ms ?? 0) ? c : w),
@@ -728,6 +843,16 @@ function checks(): Check[] {
       value: `${ratio(value)}${detail}`,
       met: value === undefined ? null : value >= 0.9,
     })
+    const hooks = withWebhook?.webhooks
+    out.push({
+      name: `webhook deliveries while creates saturate the service, then the drain with no load${group === 'postgres' ? ' (PostgreSQL)' : ''}`,
+      target: 'for information',
+      value:
+        hooks === undefined
+          ? 'not measured'
+          : `${hooks.deliveredPerSecond.toFixed(0)}/s of ${hooks.eventsPerSecond.toFixed(0)} events/s; ${hooks.drained} in ${hooks.drainSeconds.toFixed(1)} s (${(hooks.drained / Math.max(0.001, hooks.drainSeconds)).toFixed(0)}/s)`,
+      met: null,
+    })
   }
   for (const group of ['sqlite', 'postgres']) {
     const on = group === 'postgres' ? ' (PostgreSQL)' : ''
@@ -750,6 +875,35 @@ function checks(): Check[] {
       name: `create vs the same peer in CPU per request (its µs ÷ ours)${on}`,
       target: 'for information',
       value: ratio(cpu),
+      met: null,
+    })
+    const orm = ran(`${group}.orm-peer-create`)
+    const versusOrm = cases.flatMap((c) =>
+      c.ormPeerRatio !== undefined && databaseOf(c.group) === group
+        ? [{ label: c.label, value: c.ormPeerRatio }]
+        : [],
+    )
+    const worst = versusOrm.reduce<(typeof versusOrm)[number] | undefined>(
+      (w, c) => (w === undefined || c.value < w.value ? c : w),
+      undefined,
+    )
+    out.push({
+      name: `every create of the service vs Fastify + Drizzle ORM (key, pet and event)${on}`,
+      target: `≥ ${ORM_PEER_TARGET}×`,
+      value:
+        worst === undefined
+          ? 'not measured'
+          : `${ratio(worst.value)} at worst (${worst.label}; ${versusOrm.length} cases)`,
+      met: worst === undefined ? null : worst.value >= ORM_PEER_TARGET,
+    })
+    const ormCpu =
+      create?.cpuUsPerRequest && orm?.cpuUsPerRequest
+        ? orm.cpuUsPerRequest / create.cpuUsPerRequest
+        : undefined
+    out.push({
+      name: `create vs the ORM peer in CPU per request (its µs ÷ ours)${on}`,
+      target: 'for information',
+      value: ratio(ormCpu),
       met: null,
     })
     const two = ran(`${group}.create-2-workers`)
@@ -789,6 +943,8 @@ async function main(): Promise<void> {
   for (const c of cases) {
     const target = TARGETS[c.id]
     if (target !== undefined) c.targetRatio = target
+    const versusOrm = versusOrmPeer(c)
+    if (versusOrm !== undefined) c.ormPeerRatio = versusOrm
   }
   const report: Report = {
     date: new Date().toISOString(),

@@ -23,23 +23,33 @@ function npmStartArgs(): string[] {
   return args
 }
 
-/** Builds dist/pet-service.js from the current sources, as `npm start` does; and the peer. */
+/**
+ * The peers' sources in bench/: the hand-written single insert, and the afternoon's service
+ * through an ORM (key check, pet and event in one transaction).
+ */
+const PEERS = { insert: 'peer-server', orm: 'orm-peer-server' } as const
+export type PeerKind = keyof typeof PEERS
+const peerBundle = (kind: PeerKind): string =>
+  fileURLToPath(new URL(`../dist/bench-${PEERS[kind]}.js`, import.meta.url))
+
+/** Builds dist/pet-service.js from the current sources, as `npm start` does; and the peers. */
 export function buildService(): void {
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' })
-  // The peer as plain JavaScript too, next to the bundle (so it finds node_modules): through
-  // tsx's loader its RSS would carry ~50 MB the service's bundle does not.
+  // The peers as plain JavaScript too, next to the bundle (so they find node_modules): through
+  // tsx's loader their RSS would carry ~50 MB the service's bundle does not.
   buildSync({
-    entryPoints: [fileURLToPath(new URL('./peer-server.ts', import.meta.url))],
-    outfile: PEER_BUNDLE,
+    entryPoints: Object.values(PEERS).map((name) => fileURLToPath(new URL(`./${name}.ts`, import.meta.url))),
+    outdir: fileURLToPath(new URL('../dist', import.meta.url)),
+    entryNames: 'bench-[name]',
     ...NODE_BUNDLE,
   })
 }
-const PEER_BUNDLE = fileURLToPath(new URL('../dist/bench-peer-server.js', import.meta.url))
+
 export const BENCH_ACCOUNT = 'bench@example.com'
 
 /**
  * Production settings, except the rate limit (off, or it would be what we measure) and the log
- * level (warn: the request log line's own cost is measured apart, see the README). Metrics stay
+ * level (warn: the request log line's own cost is measured apart, see bench/README.md). Metrics stay
  * on, as in production, each server on a free port of its own (several run at once). PUBLIC_URL,
  * which serving on PostgreSQL requires, is where the bench reaches the server.
  */
@@ -75,7 +85,7 @@ export async function startService(
   const port = await freePort()
   let metricsPort = await freePort()
   while (metricsPort === port) metricsPort = await freePort()
-  return startProcess({
+  const server = await startProcess({
     name: 'pet-service',
     args: [
       ...(options.nodeArgs ?? []),
@@ -87,6 +97,8 @@ export async function startService(
     readyPath: '/readyz',
     cwd: ROOT,
   })
+  server.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  return server
 }
 
 /** The bare node:http reference, same Node and loader as the service. */
@@ -103,18 +115,24 @@ export async function startBare(): Promise<ServerProcess> {
 }
 
 /**
- * The hand-written peer (bench/peer-server.ts, built by buildService()): Fastify and one insert
- * into SQLite (`target` is the file) or PostgreSQL (`target` is the database URL).
+ * A peer (built by buildService()) on SQLite (`target` is its file) or PostgreSQL (`target` is
+ * the database URL); `env` adds to its environment (the ORM peer's SEED_API_KEY).
  */
-export async function startPeer(mode: 'sqlite' | 'postgres', target: string): Promise<ServerProcess> {
+export async function startPeer(
+  kind: PeerKind,
+  mode: 'sqlite' | 'postgres',
+  target: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const port = await freePort()
   return startProcess({
-    name: `peer (${mode})`,
-    args: [PEER_BUNDLE, mode],
+    name: `${PEERS[kind]} (${mode})`,
+    args: [peerBundle(kind), mode],
     env: {
       NODE_ENV: 'production',
       PORT: String(port),
       ...(mode === 'sqlite' ? { DATABASE_PATH: target } : { DATABASE_URL: target }),
+      ...env,
     },
     port,
     readyPath: '/healthz',
