@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// petctl (see cli/petctl.js): the repo's bin, for `npm link` and `npm install -g .`.
+// petctl (cli/petctl.js), at the path the tests run it by; the command itself is linked from the
+// cli workspace (cli/package.json), like pet-service.
 import '../cli/petctl.js'

@@ -22,6 +22,7 @@ import { healthRoutes } from './health/health-routes.ts'
 import { StorageFullFlag } from './health/storage-full.ts'
 import { accountRateLimit } from './http/account-rate-limit.ts'
 import { trackAllowedMethods } from './http/allowed-methods.ts'
+import { AnswerBudget, registerAnswerBudget } from './http/answer-budget.ts'
 import { answerClientError } from './http/client-errors.ts'
 import { registerCors } from './http/cors.ts'
 import { registerDeprecations } from './http/deprecation.ts'
@@ -33,8 +34,9 @@ import { SharedRedis } from './http/shared-redis.ts'
 import { registerShutdownHooks, ShutdownState } from './http/shutdown.ts'
 import { fastifyTrustProxy } from './http/trust-proxy.ts'
 import { registerValidation } from './http/validation.ts'
+import { registerWriteTimeout } from './http/write-timeout.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
-import { registerMetrics } from './observability/metrics.ts'
+import { registerMetrics, registerRedisMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
 import { registerOAuth } from './routes/oauth/index.ts'
 import { v1Api } from './routes/v1/index.ts'
@@ -47,6 +49,8 @@ import type { WebhooksContext } from './webhooks/webhooks-service.ts'
 /** What routes need, built once per app and shared. */
 export interface AppDeps {
   config: Config
+  /** The memory answers still being sent may hold (RESPONSE_BUFFER_BYTES). */
+  answers: AnswerBudget
   db: Kysely<Database>
   database: DatabaseHandle
   keys: KeyAuthenticator
@@ -127,13 +131,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     insecure: config.webhooks.allowInsecure,
     resolve: options.webhooks?.resolve ?? resolveWithDns,
     clock: options.webhooks?.clock ?? systemClock,
+    endpointsPerAccount: config.webhooks.endpointsPerAccount,
   }
   app.decorate('deps', {
     config,
+    answers: new AnswerBudget(config.responseBufferBytes),
     db: database.db,
     database,
     keys,
-    shutdown: new ShutdownState(),
+    shutdown: new ShutdownState(app.server),
     storageFull,
     webhooks,
   })
@@ -148,6 +154,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerRequestId(app)
   registerCors(app, config.corsOrigins)
   registerShutdownHooks(app)
+  registerWriteTimeout(app, config.httpWriteTimeoutSeconds * 1000)
+  registerAnswerBudget(app)
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -171,6 +179,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerOpenApi(app, version, config.publicUrl)
 
   const limiters = createRateLimiters(config, app.log)
+  if (app.metrics !== undefined && limiters.redis !== undefined)
+    registerRedisMetrics(app.metrics, limiters.redis)
   app.addHook('onClose', async () => {
     await Promise.all(limiters.all.map((l) => l.close()))
   })
@@ -180,7 +190,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const rateLimit = limiters.account === null ? {} : { rateLimit: accountRateLimit(limiters.account) }
   await app.register(v1Api, { prefix: '/v1', keys, failedAttempts: limiters.failedAuth, ...rateLimit })
   // OAuth 2.0 authorisation server (/oauth/*) and the Petstore-compatible v2 API (issue 3).
-  const oauth = await registerOAuth(app, { config, db: database.db, authorizeLimiter: limiters.authorize })
+  const oauth = await registerOAuth(app, {
+    config,
+    db: database.db,
+    authorizeLimiter: limiters.authorize,
+    failedAttempts: limiters.failedAuth,
+  })
   await app.register(dashboard, { prefix: '/dashboard', oauth })
   await app.register(v2Api, { prefix: '/v2', oauth, keys, failedAttempts: limiters.failedAuth, ...rateLimit })
   return app
@@ -205,6 +220,7 @@ function createRateLimiters(
   failedAuth: RateLimiter
   authorize: RateLimiter
   all: RateLimiter[]
+  redis: SharedRedis | undefined
 } {
   const redis =
     config.redisUrl === undefined
@@ -224,5 +240,6 @@ function createRateLimiters(
     failedAuth,
     authorize,
     all: [...(account === null ? [] : [account]), failedAuth, authorize],
+    redis,
   }
 }

@@ -9,6 +9,8 @@ const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8')
 const DOCUMENTS = [
   'README.md',
   'package.json',
+  'bench/README.md',
+  'test/README.md',
   ...readdirSync(`${ROOT}docs`)
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),

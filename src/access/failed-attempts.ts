@@ -12,11 +12,27 @@ export async function countFailedAttempt(
   error: unknown,
 ): Promise<unknown> {
   if (failedAttempts === undefined || !(error instanceof ApiError) || error.status !== 401) return error
+  const retryAfter = await pastTheAllowance(failedAttempts, address)
+  if (retryAfter === undefined) return error
+  return new ApiError('rate_limited', tooManyFailures(retryAfter), {
+    headers: { 'retry-after': String(retryAfter) },
+  })
+}
+
+/**
+ * Counts one failed authentication against `address`; answers the seconds to wait when it was
+ * past the allowance (the answer should then be a 429), undefined otherwise. For answers that are
+ * not problem documents (the OAuth token endpoint's, src/routes/oauth/failed-clients.ts).
+ */
+export async function pastTheAllowance(
+  failedAttempts: RateLimiter,
+  address: string,
+): Promise<number | undefined> {
   const decision = await failedAttempts.take(address)
-  if (decision.allowed) return error
-  return new ApiError(
-    'rate_limited',
-    `Too many failed authentication attempts from your address; retry in ${decision.retryAfterSeconds} s.`,
-    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
-  )
+  return decision.allowed ? undefined : decision.retryAfterSeconds
+}
+
+/** What a refused attempt past the allowance is told. */
+export function tooManyFailures(retryAfterSeconds: number): string {
+  return `Too many failed authentication attempts from your address; retry in ${retryAfterSeconds} s.`
 }

@@ -41,6 +41,7 @@ export class PasswordWorkQueue {
   /** When each party with work was last served (a counter), for the order among equals. */
   readonly #servedAt = new Map<string, number>()
   #served = 0
+  #started = 0
   /** Moving average of one derivation's duration, for Retry-After. */
   #averageMs = 150
 
@@ -48,7 +49,11 @@ export class PasswordWorkQueue {
     this.#options = options
   }
 
-  run<T>(party: PasswordParty, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` when its turn comes. With `signal` (the client went away), work whose turn comes
+   * after the signal fired is dropped, rejected with the signal's reason: nobody waits for it.
+   */
+  run<T>(party: PasswordParty, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const key = partyKey(party)
     const load = this.#load.get(key) ?? 0
     if (load >= this.#options.perParty) {
@@ -57,6 +62,12 @@ export class PasswordWorkQueue {
     this.#load.set(key, load + 1)
     return new Promise<T>((resolve, reject) => {
       const start = () => {
+        if (signal?.aborted === true) {
+          this.#finish(key)
+          reject(signal.reason)
+          return
+        }
+        this.#started++
         const began = performance.now()
         Promise.resolve()
           .then(work)
@@ -76,6 +87,11 @@ export class PasswordWorkQueue {
       else queue.push(start)
       this.#startNext()
     })
+  }
+
+  /** Derivations started since the process began (not those dropped before their turn). */
+  get started(): number {
+    return this.#started
   }
 
   /** Derivations running plus waiting, for one party or for all. */
@@ -114,8 +130,9 @@ export class PasswordWorkQueue {
     return (this.#servedAt.get(a) ?? 0) < (this.#servedAt.get(b) ?? 0)
   }
 
-  #finish(key: string, began: number): void {
-    this.#averageMs = 0.8 * this.#averageMs + 0.2 * (performance.now() - began)
+  /** Work done (`began`: when it started, for the average), or dropped before it started. */
+  #finish(key: string, began?: number): void {
+    if (began !== undefined) this.#averageMs = 0.8 * this.#averageMs + 0.2 * (performance.now() - began)
     this.#running--
     decrement(this.#runningOf, key)
     decrement(this.#load, key)

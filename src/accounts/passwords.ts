@@ -20,6 +20,7 @@ function derive(
   n: number,
   r: number,
   p: number,
+  signal?: AbortSignal,
 ): Promise<Buffer> {
   return passwordWork.run(
     party,
@@ -33,12 +34,18 @@ function derive(
           (error, key) => (error ? reject(error) : resolve(key)),
         )
       }),
+    signal,
   )
 }
 
-export async function hashPassword(password: string, party: PasswordParty): Promise<string> {
+/** `signal`: the client went away; a derivation not yet started is dropped (password-work.ts). */
+export async function hashPassword(
+  password: string,
+  party: PasswordParty,
+  signal?: AbortSignal,
+): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(party, password, salt, N, R, P)
+  const key = await derive(party, password, salt, N, R, P, signal)
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`
 }
 

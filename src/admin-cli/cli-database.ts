@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { sql } from 'kysely'
 import { type Config, sqlitePath } from '../config/config.ts'
-import { type DatabaseHandle, databaseTimeouts, openDatabase } from '../db/database.ts'
+import { type DatabaseHandle, databaseTimeouts, openDatabase, poolerSettings } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { type CliIo, UsageError } from './cli-io.ts'
 
@@ -22,7 +22,11 @@ export async function openForCommand(
   const isNewFile = file !== undefined && file !== ':memory:' && !existsSync(file)
   if (isNewFile && !options.mayCreate) throw new UsageError(missing(`No database at ${file}`, url))
   // An admin command is not a request: its statements (a migration, say) may run as long as they need.
-  const database = openDatabase(url, { timeouts: { ...databaseTimeouts(config), statementMs: 0 } })
+  const database = openDatabase(url, {
+    timeouts: { ...databaseTimeouts(config), statementMs: 0 },
+    pooler: poolerSettings(config),
+    onWarning: (message) => io.err(message),
+  })
   try {
     const empty = file === undefined && !(await hasSchema(database))
     if (empty && !options.mayCreate)

@@ -31,7 +31,7 @@ interface CreateOptions {
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** `pet-service clients create|list|delete`: OAuth clients without the dashboard. */
-export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, port: () => number): void {
+export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, baseUrl: () => string): void {
   const clients = program.command('clients').description('OAuth clients (v2)')
   clients
     .command('create')
@@ -82,7 +82,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
           io.out(
             options.json
               ? JSON.stringify({ ...info, email: account.email })
-              : `Public OAuth client for ${account.email} (${account.id}); it has no secret:\n\n  client_id:     ${info.client_id}\n  scopes:        ${info.scopes.join(' ')}\n  redirect URIs: ${info.redirect_uris.join(' ')}\n\nIt uses the authorization code flow with PKCE (S256): send account holders to\nhttp://localhost:${port()}/oauth/authorize, then exchange the code at /oauth/token with client_id and\ncode_verifier. A web page on another origin also needs that origin in CORS_ORIGINS.`,
+              : `Public OAuth client for ${account.email} (${account.id}); it has no secret:\n\n  client_id:     ${info.client_id}\n  scopes:        ${info.scopes.join(' ')}\n  redirect URIs: ${info.redirect_uris.join(' ')}\n\nIt uses the authorization code flow with PKCE (S256): send account holders to\n${baseUrl()}/oauth/authorize, then exchange the code at /oauth/token with client_id and\ncode_verifier. A web page on another origin also needs that origin in CORS_ORIGINS.`,
           )
           return
         }
@@ -90,7 +90,7 @@ export function addClientsCommands(program: Command, io: CliIo, withDb: WithDb, 
           io.out(JSON.stringify({ ...info, client_secret: clientSecret, email: account.email }))
         } else {
           io.out(
-            `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nFor petctl and the client libraries:\n\n  export PET_SERVICE_CLIENT_ID=${info.client_id} PET_SERVICE_CLIENT_SECRET=${clientSecret}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials http://localhost:${port()}/oauth/token`,
+            `OAuth client for ${account.email} (${account.id}); the secret is shown only this once:\n\n  client_id:     ${info.client_id}\n  client_secret: ${clientSecret}\n  scopes:        ${info.scopes.join(' ')}\n\nFor petctl and the client libraries:\n\n  export PET_SERVICE_CLIENT_ID=${info.client_id} PET_SERVICE_CLIENT_SECRET=${clientSecret}\n\nGet a token: curl -u ${info.client_id}:${clientSecret} -d grant_type=client_credentials ${baseUrl()}/oauth/token`,
           )
         }
       }),

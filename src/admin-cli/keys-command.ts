@@ -23,7 +23,7 @@ interface CreateOptions {
 }
 
 /** `pet-service keys create|list|revoke`. */
-export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, port: () => number): void {
+export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, baseUrl: () => string): void {
   const keys = program.command('keys').description('API keys (v1)')
   keys
     .command('create')
@@ -77,7 +77,7 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, por
           )
         } else {
           io.out(
-            `API key for ${account.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. For petctl and the client libraries:\n\n  export PET_SERVICE_API_KEY=${apiKey}\n\nTry it: curl -u ${apiKey}: -d name=Rex http://localhost:${port()}/v1/pet`,
+            `API key for ${account.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. For petctl and the client libraries:\n\n  export PET_SERVICE_API_KEY=${apiKey}\n\nTry it: curl -u ${apiKey}: -d name=Rex ${baseUrl()}/v1/pet`,
           )
         }
       }),

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
+import packageJson from '../../package.json' with { type: 'json' }
 import {
   type Config,
   ConfigError,
@@ -14,6 +15,7 @@ import { openForCommand } from './cli-database.ts'
 import { type CliIo, processIo, UsageError } from './cli-io.ts'
 import { addClientsCommands } from './clients-command.ts'
 import { addKeysCommands } from './keys-command.ts'
+import { serviceUrl } from './service-url.ts'
 import { addWebhooksCommands } from './webhooks-command.ts'
 
 const FOOTER = `
@@ -39,10 +41,11 @@ function program(io: CliIo, state: { running: boolean }): Command {
     }
   }
   const withDb = (work: (db: Db) => Promise<void>) => withDatabase(false, (database) => work(database.db))
-  const port = () => configOf().port
+  const baseUrl = () => serviceUrl(configOf())
 
   const cli = new Command('pet-service')
     .description('run and administer the Pet Service')
+    .version(packageJson.version)
     .configureOutput({
       writeOut: (text) => io.out(text.trimEnd()),
       writeErr: (text) => io.err(text.trimEnd()),
@@ -90,8 +93,8 @@ function program(io: CliIo, state: { running: boolean }): Command {
       }),
     )
   addAccountsCommands(cli, io, withDb)
-  addKeysCommands(cli, io, withDb, port)
-  addClientsCommands(cli, io, withDb, port)
+  addKeysCommands(cli, io, withDb, baseUrl)
+  addClientsCommands(cli, io, withDb, baseUrl)
   addWebhooksCommands(cli, io, withDb, configOf)
   cli
     .command('backup')
@@ -102,7 +105,7 @@ function program(io: CliIo, state: { running: boolean }): Command {
       withDatabase(false, async (database) => {
         if (database.sqlite === undefined) {
           throw new UsageError(
-            'backup copies SQLite databases; for PostgreSQL use pg_dump (see README, Operations).',
+            'backup copies SQLite databases; for PostgreSQL use pg_dump (see docs/operations.md, Backups).',
           )
         }
         // SQLite's online backup API: a consistent copy while the server keeps serving.

@@ -47,6 +47,7 @@ export function addWebhooksCommands(program: Command, io: CliIo, withDb: WithDb,
     insecure: config().webhooks.allowInsecure,
     resolve: resolveWithDns,
     clock: systemClock,
+    endpointsPerAccount: config().webhooks.endpointsPerAccount,
   })
   const webhooks = program.command('webhooks').description('webhook endpoints of an account')
 

@@ -1,10 +1,11 @@
 import { isIP } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
+import { familyTrustedWhole } from './proxy-ranges.ts'
 
 /**
  * Every setting the service reads from its environment, with its default and meaning.
- * `.env.example` and the README's configuration table list the same options; a test keeps
- * them in step with `CONFIG_OPTIONS`.
+ * `.env.example` and docs/configuration.md (generated from `CONFIG_OPTIONS` by
+ * scripts/write-config-docs.ts) list the same options; tests keep them in step.
  */
 export interface Config {
   port: number
@@ -34,6 +35,10 @@ export interface Config {
   httpRequestTimeoutSeconds: number
   /** Seconds an idle kept-alive connection stays open waiting for the next request. */
   httpKeepAliveTimeoutSeconds: number
+  /** Seconds an answer may wait for its client to take any of it before the connection is cut. */
+  httpWriteTimeoutSeconds: number
+  /** Bytes the answers still on their way to clients may hold in all (a quarter per client address). */
+  responseBufferBytes: number
   /** PostgreSQL: connections each process's pool opens at most. */
   dbPoolSize: number
   /** PostgreSQL: seconds to get a connection from the pool (opening one included). */
@@ -42,6 +47,10 @@ export interface Config {
   dbStatementTimeoutSeconds: number
   /** Seconds to wait for a lock another session or process holds (PostgreSQL rows and tables, the SQLite write lock). */
   dbLockTimeoutSeconds: number
+  /** PostgreSQL: the connection pooler between the service and the server, by its pool mode. */
+  dbPooler: DbPooler
+  /** PostgreSQL: whether the queries prepared once go as named statements. */
+  dbPreparedStatements: boolean
   /** Seconds /readyz waits for the database before answering 503. */
   readyTimeoutSeconds: number
   /** Seconds to wait for Redis before a rate limit falls back to the instance's own memory. */
@@ -78,6 +87,10 @@ export interface WebhooksConfig {
   timeoutSeconds: number
   /** Deliveries sent at once to one endpoint, per instance. */
   concurrencyPerEndpoint: number
+  /** Deliveries sent at once for one account (all its endpoints), per instance. */
+  concurrencyPerAccount: number
+  /** Webhook endpoints one account may have. */
+  endpointsPerAccount: number
   /** Days of nothing but failures after which an endpoint is disabled. */
   disableAfterDays: number
 }
@@ -85,13 +98,21 @@ export interface WebhooksConfig {
 /**
  * OpenTelemetry tracing, by the standard `OTEL_*` variables
  * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). It is on
- * when an exporter or an OTLP endpoint is named and the SDK is not disabled; the SDK itself reads
- * every other `OTEL_*` variable (headers, sampler, resource attributes, timeouts).
+ * when an exporter, an OTLP endpoint or TRACES_FILE is named and the SDK is not disabled; the
+ * SDK itself reads every other `OTEL_*` variable (headers, sampler, resource attributes, timeouts).
  */
 export interface TracingConfig {
   enabled: boolean
   serviceName: string
+  /** TRACES_FILE: spans as JSON lines in this file, instead of an exporter. */
+  file: string | undefined
+  /** TRACES_BACKGROUND_RATIO: the share of the database work no request started that is traced (absent: none). */
+  backgroundRatio?: number
 }
+
+/** PgBouncer's `pool_mode` of a pooler in front of PostgreSQL, or `none` (src/db/postgres-pool.ts). */
+export const DB_POOLERS = ['none', 'session', 'transaction'] as const
+export type DbPooler = (typeof DB_POOLERS)[number]
 
 const TRACES_EXPORTERS = ['otlp', 'console', 'zipkin', 'none'] as const
 const OTLP_PROTOCOLS = ['grpc', 'http/protobuf', 'http/json'] as const
@@ -159,7 +180,7 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'TRUST_PROXY',
     default: 'false',
     description:
-      'Behind reverse proxies: their number (`1` for one proxy in front), or their addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`); client address and protocol then come from `X-Forwarded-For`/`-Proto` as those proxies set them. `true` is refused: it would let any client choose its address.',
+      'Behind reverse proxies: their number (`1` for one proxy in front), or their addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`); client address and protocol then come from `X-Forwarded-For`/`-Proto` as those proxies set them. `true` is refused, as are ranges that together cover every address of a family (`0.0.0.0/1,128.0.0.0/1`): either would let any client choose its address. See [Behind a reverse proxy](operations.md#behind-a-reverse-proxy).',
   },
   {
     env: 'SHUTDOWN_DRAIN_SECONDS',
@@ -192,6 +213,18 @@ export const CONFIG_OPTIONS: readonly Option[] = [
       "How long an idle kept-alive connection waits for its next request; longer than load balancers' idle timeouts (60 s is common).",
   },
   {
+    env: 'HTTP_WRITE_TIMEOUT_SECONDS',
+    default: '30',
+    description:
+      'Time an answer may wait for its client to take any of it (a client that stopped reading) before the connection is cut.',
+  },
+  {
+    env: 'RESPONSE_BUFFER_BYTES',
+    default: '67108864',
+    description:
+      "Memory the answers still on their way to slow clients (images, large lists) may hold in each process (64 MiB); one client address may hold a quarter of it. Past it such an answer is a 503 (429 `too_many_downloads` past the address's share), with `Retry-After`.",
+  },
+  {
     env: 'DB_POOL_SIZE',
     default: '10',
     description:
@@ -215,6 +248,18 @@ export const CONFIG_OPTIONS: readonly Option[] = [
       "Time to wait for a lock held by another session or process (PostgreSQL `lock_timeout`; SQLite's write lock); 503 after it.",
   },
   {
+    env: 'DB_POOLER',
+    default: 'none',
+    description:
+      'PostgreSQL: the pool mode of a connection pooler between the service and PostgreSQL (PgBouncer\'s `pool_mode`): `none`, `session` or `transaction`. Behind a pooler the timeouts are not sent as startup parameters (PgBouncer refuses them): `session` sets them once per connection, `transaction` in each transaction, and statements outside one run under the role\'s settings (see docs/operations.md, "Running behind PgBouncer").',
+  },
+  {
+    env: 'DB_PREPARED_STATEMENTS',
+    default: undefined,
+    description:
+      '`true` or `false`: the hot queries go to PostgreSQL as named prepared statements, parsed and planned once per connection. `false` behind a pooler that does not keep them (PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`); the default is `true`, `false` with `DB_POOLER=transaction`.',
+  },
+  {
     env: 'READY_TIMEOUT_SECONDS',
     default: '2',
     description: 'Time `/readyz` waits for the database before answering 503.',
@@ -235,7 +280,7 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'CORS_ORIGINS',
     default: undefined,
     description:
-      'Origins whose web pages may call the API from a browser (CORS), separated by commas, each exactly `scheme://host[:port]` (`https://app.example.com,http://localhost:5173`); `*` is refused. None when unset: browsers then keep pages of other origins from reading any answer.',
+      'Origins whose web pages may call the API from a browser (CORS), separated by commas, each exactly `scheme://host[:port]` (`https://app.example.com,http://localhost:5173`); `*` is refused. None when unset: browsers then keep pages of other origins from reading any answer. See [Build a browser app](browser-apps.md).',
   },
   {
     env: 'IMAGE_QUOTA_BYTES',
@@ -247,7 +292,7 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'WORKERS',
     default: '1',
     description:
-      'Processes `serve` runs on the one port, or `auto` for one per core (see [Several workers on one machine](#several-workers-on-one-machine)); `serve --workers N` overrides it.',
+      'Processes `serve` runs on the one port, or `auto` for one per core (see [Several workers on one machine](operations.md#several-workers-on-one-machine)); `serve --workers N` overrides it.',
   },
   {
     env: 'METRICS_PORT',
@@ -310,16 +355,28 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     description: '`true` turns tracing off whatever else is set.',
   },
   {
+    env: 'TRACES_FILE',
+    default: undefined,
+    description:
+      'A file the spans are appended to, one JSON line each, instead of sending them to an exporter; setting it turns tracing on. For seeing traces locally (docs/operations.md, "Seeing traces locally").',
+  },
+  {
+    env: 'TRACES_BACKGROUND_RATIO',
+    default: '0',
+    description:
+      "The share (0 to 1) of the background work's database operations (event polling, webhook deliveries, purges) traced, each a trace of its own; `0` traces requests only.",
+  },
+  {
     env: 'WEBHOOKS_ALLOW_INSECURE',
     default: 'false',
     description:
-      '`true` lets webhook endpoints use http and loopback or private addresses: for local development and tests only (a warning is logged at start). Link-local addresses (the cloud metadata service) stay refused.',
+      '`true` lets webhook endpoints use http and loopback or private addresses: for local development and tests only (a warning is logged at start). Link-local (the cloud metadata service), unspecified and multicast addresses stay refused.',
   },
   {
     env: 'WEBHOOK_SECRETS_KEY',
     default: undefined,
     description:
-      'Key that encrypts webhook signing secrets at rest: the base64 of 32 random bytes (`openssl rand -base64 32`). When unset, a key is generated once and kept in the database (see docs/SECURITY.md).',
+      'Key that encrypts webhook signing secrets at rest: the base64 of 32 random bytes (`openssl rand -base64 32`). When unset, a key is generated once and kept in the database (see [SECURITY.md](SECURITY.md)).',
   },
   {
     env: 'WEBHOOKS_TIMEOUT_SECONDS',
@@ -331,6 +388,17 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     env: 'WEBHOOKS_CONCURRENCY_PER_ENDPOINT',
     default: '4',
     description: 'Deliveries each instance sends at once to one endpoint.',
+  },
+  {
+    env: 'WEBHOOKS_CONCURRENCY_PER_ACCOUNT',
+    default: '8',
+    description:
+      "Deliveries each instance sends at once for one account, all its endpoints together (an instance sends 32 at once), so that one account's slow endpoints leave room for the others'.",
+  },
+  {
+    env: 'WEBHOOKS_ENDPOINTS_PER_ACCOUNT',
+    default: '16',
+    description: 'Webhook endpoints one account may have; one more answers 409 `webhook_endpoint_limit`.',
   },
   {
     env: 'WEBHOOKS_DISABLE_AFTER_DAYS',
@@ -414,6 +482,17 @@ export function loadConfig(env: Env = process.env): Config {
       'WEBHOOK_SECRETS_KEY must be the base64 of 32 random bytes; make one with `openssl rand -base64 32`.',
     )
   }
+  const dbPooler = read('DB_POOLER').toLowerCase() as DbPooler
+  if (!DB_POOLERS.includes(dbPooler)) {
+    problems.push(
+      `DB_POOLER=${JSON.stringify(dbPooler)} must be one of ${DB_POOLERS.join(', ')} (PgBouncer's pool_mode).`,
+    )
+  }
+  const preparedStatements =
+    read('DB_PREPARED_STATEMENTS').toLowerCase() || String(dbPooler !== 'transaction')
+  if (preparedStatements !== 'true' && preparedStatements !== 'false') {
+    problems.push(`DB_PREPARED_STATEMENTS=${JSON.stringify(preparedStatements)} must be true or false.`)
+  }
   const tracing = readTracing(env, problems)
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS?.trim() ?? '', problems)
 
@@ -434,10 +513,14 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutSeconds: seconds('HTTP_HEADERS_TIMEOUT_SECONDS', 1, 600),
     httpRequestTimeoutSeconds: seconds('HTTP_REQUEST_TIMEOUT_SECONDS', 1, 3600),
     httpKeepAliveTimeoutSeconds: seconds('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 1, 3600),
+    httpWriteTimeoutSeconds: seconds('HTTP_WRITE_TIMEOUT_SECONDS', 1, 3600),
+    responseBufferBytes: integer('RESPONSE_BUFFER_BYTES', 1024 * 1024, 2 ** 40),
     dbPoolSize: integer('DB_POOL_SIZE', 1, 1000),
     dbConnectTimeoutSeconds: seconds('DB_CONNECT_TIMEOUT_SECONDS', 0.1, 600),
     dbStatementTimeoutSeconds: seconds('DB_STATEMENT_TIMEOUT_SECONDS', 0.1, 3600),
     dbLockTimeoutSeconds: seconds('DB_LOCK_TIMEOUT_SECONDS', 0.01, 3600),
+    dbPooler,
+    dbPreparedStatements: preparedStatements === 'true',
     readyTimeoutSeconds: seconds('READY_TIMEOUT_SECONDS', 0.1, 60),
     redisTimeoutSeconds: seconds('REDIS_TIMEOUT_SECONDS', 0.01, 60),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
@@ -454,6 +537,8 @@ export function loadConfig(env: Env = process.env): Config {
       secretsKey,
       timeoutSeconds: seconds('WEBHOOKS_TIMEOUT_SECONDS', 0.1, 60),
       concurrencyPerEndpoint: integer('WEBHOOKS_CONCURRENCY_PER_ENDPOINT', 1, 100),
+      concurrencyPerAccount: integer('WEBHOOKS_CONCURRENCY_PER_ACCOUNT', 1, 32),
+      endpointsPerAccount: integer('WEBHOOKS_ENDPOINTS_PER_ACCOUNT', 1, 10_000),
       disableAfterDays: integer('WEBHOOKS_DISABLE_AFTER_DAYS', 1, 365),
     },
     corsOrigins,
@@ -512,10 +597,20 @@ function readTracing(env: Env, problems: string[]): TracingConfig {
       problems.push(`${name}=${JSON.stringify(url)} must be an http(s) URL such as http://127.0.0.1:4318.`)
     }
   }
-  const exporting = exporters.length > 0 ? !exporters.includes('none') : endpoint
+  const file = value('TRACES_FILE')
+  const exporting = file !== undefined || (exporters.length > 0 ? !exporters.includes('none') : endpoint)
+  const ratio = value('TRACES_BACKGROUND_RATIO') ?? '0'
+  const backgroundRatio = Number(ratio)
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(ratio)) {
+    problems.push(
+      `TRACES_BACKGROUND_RATIO=${JSON.stringify(ratio)} must be a number from 0 to 1 (0.01 traces one in a hundred).`,
+    )
+  }
   return {
     enabled: disabled !== 'true' && exporting,
     serviceName: value('OTEL_SERVICE_NAME') ?? 'pet-service',
+    file,
+    ...(backgroundRatio > 0 && backgroundRatio <= 1 ? { backgroundRatio } : {}),
   }
 }
 
@@ -556,7 +651,9 @@ const PROXY_ADDRESS_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 /**
  * TRUST_PROXY: `false`, a hop count, or proxy addresses and CIDR ranges (the forms Fastify's
  * `trustProxy` takes through proxy-addr). `true` ("every peer is a proxy") is refused: a client
- * could then pick its own address with `X-Forwarded-For` and escape every per-address limit.
+ * could then pick its own address with `X-Forwarded-For` and escape every per-address limit. So
+ * are ranges that together cover every address of a family (`0.0.0.0/0`, `0.0.0.0/1,128.0.0.0/1`,
+ * `::ffff:0:0/96`), which mean the same.
  */
 function trustProxy(raw: string, problems: string[]): TrustProxy {
   const lower = raw.toLowerCase()
@@ -571,7 +668,14 @@ function trustProxy(raw: string, problems: string[]): TrustProxy {
     return false
   } else {
     const entries = raw.split(',').map((entry) => entry.trim())
-    if (entries.every(isProxyAddress)) return entries
+    if (entries.every(isProxyAddress)) {
+      const family = familyTrustedWhole(entries)
+      if (family === undefined) return entries
+      problems.push(
+        `TRUST_PROXY=${raw} trusts every IPv${family} address, which is TRUST_PROXY=true by another spelling: any client could choose its own address with X-Forwarded-For. Give the number of proxies in front of the service (TRUST_PROXY=1) or their own addresses (TRUST_PROXY=10.0.0.0/8,127.0.0.1).`,
+      )
+      return false
+    }
   }
   problems.push(
     `TRUST_PROXY=${JSON.stringify(raw)} must be false, the number of proxies in front of the service (1 to 20), or their addresses and CIDR ranges separated by commas (10.0.0.0/8,::1,loopback).`,

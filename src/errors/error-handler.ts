@@ -95,6 +95,16 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(problemBody(request, error))
 }
 
+/**
+ * The problem as the payload of an answer already being sent (an `onSend` hook replacing it):
+ * sets the status and headers, and answers the body.
+ */
+export function problemPayload(request: FastifyRequest, reply: FastifyReply, error: ApiError): string {
+  if (error.options.headers !== undefined) reply.headers(error.options.headers)
+  reply.code(error.status).type(PROBLEM_CONTENT_TYPE)
+  return JSON.stringify(problemBody(request, error))
+}
+
 /** Maps framework errors (validation, body parsing, limits) onto the registry. */
 function translate(error: FastifyError, request: FastifyRequest): ApiError {
   const validation = (error as FastifyError & { validation?: AjvError[] }).validation

@@ -99,6 +99,12 @@ export const ERRORS = {
     title: 'Insufficient scope',
     description: 'The credential is valid but not allowed to perform this operation.',
   },
+  cors_not_enabled: {
+    status: 403,
+    title: 'Cross-origin requests are off',
+    description:
+      "A page of another origin asked to call the service (a CORS preflight), and the service lets no other origin's pages read its answers until its operator lists that origin in `CORS_ORIGINS`.",
+  },
   // 404
   not_found: { status: 404, title: 'Not found', description: 'No route matches this method and path.' },
   pet_not_found: {
@@ -166,6 +172,12 @@ export const ERRORS = {
     title: 'Request in progress',
     description: 'A request with this Idempotency-Key is still running; retry after it completes.',
   },
+  webhook_endpoint_limit: {
+    status: 409,
+    title: 'Too many webhook endpoints',
+    description:
+      'The account already has as many webhook endpoints as it may (`WEBHOOKS_ENDPOINTS_PER_ACCOUNT`, 16 by default). Delete one you no longer use, or subscribe an existing one to more events.',
+  },
   concurrent_change: {
     status: 409,
     title: 'Concurrent change',
@@ -214,12 +226,25 @@ export const ERRORS = {
     description:
       'The account already has as many event streams open on this instance as it may (`EVENTS_STREAMS_PER_ACCOUNT`); close one before opening another.',
   },
+  too_many_downloads: {
+    status: 429,
+    title: 'Too many downloads',
+    description:
+      "Answers still on their way to your client address (images, large lists) hold as much of the server's memory as one address may (a quarter of `RESPONSE_BUFFER_BYTES`); read them or close their connections, then retry after `Retry-After` seconds.",
+  },
   // 431
   headers_too_large: {
     status: 431,
     title: 'Request header fields too large',
     description:
       "The request's headers are larger than the server accepts (16 KiB in all); the connection is closed.",
+  },
+  // 499 (nginx's code: no client receives it)
+  client_closed_request: {
+    status: 499,
+    title: 'Client closed request',
+    description:
+      'The client closed the connection before the answer was ready, and the costly work left for it (hashing passwords) was dropped; nothing was changed. No client receives this answer: its connection is gone.',
   },
   // 5xx
   internal_error: {
@@ -232,7 +257,7 @@ export const ERRORS = {
     status: 503,
     title: 'Service unavailable',
     description:
-      'The service is shutting down or not ready to take requests; retry after `Retry-After` seconds (another instance may answer).',
+      'The service is shutting down, not ready to take requests, or busy sending large answers to other clients (`RESPONSE_BUFFER_BYTES`); retry after `Retry-After` seconds (another instance may answer).',
   },
   database_unavailable: {
     status: 503,

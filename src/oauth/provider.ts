@@ -130,7 +130,8 @@ export function createProvider(options: ProviderOptions): Provider {
     interactions: { url: (_ctx, interaction) => `${OAUTH_MOUNT}/interaction/${interaction.uid}` },
     // Origins on CORS_ORIGINS are answered in front of the provider (src/http/cors.ts), which
     // then stands aside; a request from any other origin to the token, revocation or
-    // introspection endpoint reaches this and is refused.
+    // introspection endpoint reaches this and is refused (and leaveCorsToTheService takes the
+    // provider's own CORS headers off that refusal).
     clientBasedCORS: () => false,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = 'html'
@@ -139,8 +140,29 @@ export function createProvider(options: ProviderOptions): Provider {
   }
   const provider = new Provider(issuer, configuration)
   provider.proxy = options.trustProxy
+  provider.use(leaveCorsToTheService)
   compareHashedSecrets(provider)
   return provider
+}
+
+/**
+ * oidc-provider answers every origin with `Access-Control-Allow-Origin` at its token, revocation,
+ * introspection and key endpoints (its own CORS code, before it knows the client, so even an
+ * `invalid_client` is readable by any page), unless a CORS header is already there. The service's
+ * CORS (src/http/cors.ts, copied onto the response before the provider runs) is the only one:
+ * when it set none, whatever CORS headers the provider added are taken off again.
+ */
+async function leaveCorsToTheService(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  const ours = Boolean(ctx.response.get('access-control-allow-origin'))
+  try {
+    await next()
+  } finally {
+    if (!ours) {
+      for (const name of Object.keys(ctx.response.headers)) {
+        if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name)
+      }
+    }
+  }
 }
 
 /**

@@ -705,3 +705,15 @@ export async function countPetsByOwners(
     .execute()
   return new Map(rows.map((r) => [r.owner_id ?? '', Number(r.n)]))
 }
+
+/** The names of the account's pets with these ids, in one query (a deleted pet has none). */
+export async function petNamesByIds(db: Db, accountId: string, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('pets')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute()
+  return new Map(rows.map((r) => [Number(r.id), r.name]))
+}

@@ -292,7 +292,7 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
   })
 }
 
-// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
+// Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts, orders-routes.ts).
 export {
   countPetsByOwners,
   countPetsByStatus,
@@ -300,6 +300,7 @@ export {
   findPetsByStatus,
   findPetsByTags,
   listSpecies,
+  petNamesByIds,
 } from './pets-repository.ts'
 export type { PetListQuery }
 

@@ -263,9 +263,13 @@ export function displayName(fields: {
 }
 
 /** A user's password, hashed; the scrypt work is charged to the account, and past its bound it is told to slow down. */
-export async function hashUserPassword(password: string, accountId: string): Promise<string> {
+export async function hashUserPassword(
+  password: string,
+  accountId: string,
+  signal?: AbortSignal,
+): Promise<string> {
   try {
-    return await hashPassword(password, { account: accountId })
+    return await hashPassword(password, { account: accountId }, signal)
   } catch (error) {
     if (!(error instanceof PasswordWorkBusyError)) throw error
     throw new ApiError(

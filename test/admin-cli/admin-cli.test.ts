@@ -8,6 +8,7 @@ import { basic, createTestApp } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, runPetService } from '../helpers/cli.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { POSTGRES_URL } from '../helpers/postgres.ts'
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0
 
@@ -311,6 +312,28 @@ describeDb(
       expect(key.code, key.stderr).toBe(0)
       expect(key.stderr).not.toContain('created now')
     })
+
+    it.runIf(DIALECT === 'postgres')(
+      'says how to create a PostgreSQL database that does not exist, for migrate and serve',
+      async () => {
+        const url = new URL(POSTGRES_URL)
+        url.pathname = '/pet_service_missing'
+        const env = {
+          DATABASE_URL: url.toString(),
+          PUBLIC_URL: 'http://127.0.0.1',
+          PORT: '0',
+          METRICS_PORT: '0',
+        }
+        const createdb = `createdb -h ${url.hostname} -p ${url.port || '5432'} -U ${url.username} pet_service_missing`
+        for (const command of ['migrate', 'serve']) {
+          const res = await runPetService([command], env)
+          expect(res.code, command).toBe(1)
+          expect(res.stderr, command).toContain(
+            `database "pet_service_missing" does not exist: create it with \`${createdb}\``,
+          )
+        }
+      },
+    )
   },
   CLI_TESTS,
 )

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { renderConfigDocs } from '../../scripts/write-config-docs.ts'
 import { CONFIG_OPTIONS, ConfigError, loadConfig, sqlitePath } from '../../src/config/config.ts'
+import { runPetService } from '../helpers/cli.ts'
 
 describe('configuration', () => {
   it('has working defaults: port 8080, SQLite under ./data, rate limit 100/s burst 200', () => {
@@ -89,6 +91,64 @@ describe('configuration', () => {
     }
   })
 
+  /** The 96 ranges that cover every IPv6 address except ::ffff:0:0/96: at each bit, the other branch. */
+  function allButIpv4Mapped(): string {
+    const mapped = 0xffffn << 32n
+    return Array.from({ length: 96 }, (_, bit) => {
+      const flipped = ((mapped ^ (1n << BigInt(127 - bit))) >> BigInt(127 - bit)) << BigInt(127 - bit)
+      const parts = Array.from({ length: 8 }, (_, i) =>
+        Number((flipped >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+      )
+      return `${parts.join(':')}/${bit + 1}`
+    }).join(',')
+  }
+
+  it('refuses TRUST_PROXY ranges that together trust every address of a family, naming the family', () => {
+    const everyIpv4 = Array.from({ length: 256 }, (_, i) => `${i}.0.0.0/8`).join(',')
+    for (const [whole, family] of [
+      ['0.0.0.0/0', 4],
+      ['0.0.0.0/1,128.0.0.0/1', 4],
+      ['0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/3, 224.0.0.0/3, loopback', 4],
+      [everyIpv4, 4],
+      ['::ffff:0:0/96', 4],
+      ['::ffff:0.0.0.0/97,::ffff:128.0.0.0/97', 4],
+      ['0.0.0.0/1,::ffff:128.0.0.0/97', 4],
+      ['::/0', 6],
+      ['::/1,8000::/1', 6],
+      // Every IPv6 address but the IPv4-mapped ones, which are judged as IPv4.
+      [allButIpv4Mapped(), 6],
+    ] as const) {
+      let problems: string[] = []
+      try {
+        loadConfig({ TRUST_PROXY: whole })
+      } catch (error) {
+        problems = (error as ConfigError).problems
+      }
+      expect(problems, whole).toHaveLength(1)
+      expect(problems[0], whole).toContain(`trusts every IPv${family} address`)
+      expect(problems[0], whole).toMatch(/X-Forwarded-For.*TRUST_PROXY=1/)
+    }
+    for (const partial of [
+      '0.0.0.0/1',
+      '0.0.0.0/1,128.0.0.0/2',
+      '::/1',
+      '::ffff:0:0/97',
+      'loopback,linklocal,uniquelocal',
+    ]) {
+      expect(loadConfig({ TRUST_PROXY: partial }).trustProxy, partial).not.toBe(false)
+    }
+  })
+
+  it('makes `pet-service serve` with a TRUST_PROXY that trusts everyone exit 2 at start, saying so', async () => {
+    const res = await runPetService(['serve'], {
+      TRUST_PROXY: '0.0.0.0/1,128.0.0.0/1',
+      PORT: '0',
+      DATABASE_URL: 'sqlite::memory:',
+    })
+    expect(res.code).toBe(2)
+    expect(res.stderr).toContain('TRUST_PROXY=0.0.0.0/1,128.0.0.0/1 trusts every IPv4 address')
+  })
+
   it('has a bound for every wait, in seconds (decimals allowed), and refuses bounds that cannot work', () => {
     expect(loadConfig({})).toMatchObject({
       httpHeadersTimeoutSeconds: 10,
@@ -123,11 +183,12 @@ describe('configuration', () => {
     )
   })
 
-  it('is documented: every option appears in the README table and in .env.example', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  it('is documented: docs/configuration.md is generated from the options and up to date, and .env.example lists every option', () => {
+    const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
+    expect(page).toBe(renderConfigDocs())
     const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8')
     for (const option of CONFIG_OPTIONS) {
-      expect(readme, option.env).toContain(`| \`${option.env}\` |`)
+      expect(page, option.env).toContain(`| \`${option.env}\` |`)
       expect(example, option.env).toMatch(new RegExp(`^#? ?${option.env}=`, 'm'))
     }
   })
@@ -164,6 +225,42 @@ describe('configuration', () => {
       false,
     )
     expect(tracing({ OTEL_SERVICE_NAME: 'pets-eu' }).serviceName).toBe('pets-eu')
+  })
+
+  it('writes spans to TRACES_FILE when set, and traces the share TRACES_BACKGROUND_RATIO (0 to 1) of background work', () => {
+    const tracing = (env: Record<string, string>) => loadConfig(env).tracing
+    expect(tracing({ TRACES_FILE: 'traces.jsonl' })).toMatchObject({ enabled: true, file: 'traces.jsonl' })
+    expect(tracing({ TRACES_FILE: 'traces.jsonl', OTEL_SDK_DISABLED: 'true' }).enabled).toBe(false)
+    expect(tracing({}).backgroundRatio).toBeUndefined()
+    expect(tracing({ TRACES_BACKGROUND_RATIO: '0.01' }).backgroundRatio).toBe(0.01)
+    expect(tracing({ TRACES_BACKGROUND_RATIO: '1' }).backgroundRatio).toBe(1)
+    for (const bad of ['2', '-0.1', 'half', '1.5']) {
+      expect(() => loadConfig({ TRACES_BACKGROUND_RATIO: bad }), bad).toThrow(
+        /TRACES_BACKGROUND_RATIO.*from 0 to 1/,
+      )
+    }
+  })
+
+  it("takes DB_POOLER as PgBouncer's pool mode, with named statements off by default behind a transaction pooler", () => {
+    expect(loadConfig({})).toMatchObject({ dbPooler: 'none', dbPreparedStatements: true })
+    expect(loadConfig({ DB_POOLER: 'session' })).toMatchObject({
+      dbPooler: 'session',
+      dbPreparedStatements: true,
+    })
+    expect(loadConfig({ DB_POOLER: 'Transaction' })).toMatchObject({
+      dbPooler: 'transaction',
+      dbPreparedStatements: false,
+    })
+    expect(
+      loadConfig({ DB_POOLER: 'transaction', DB_PREPARED_STATEMENTS: 'true' }).dbPreparedStatements,
+    ).toBe(true)
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).dbPreparedStatements).toBe(false)
+    expect(() => loadConfig({ DB_POOLER: 'statement' })).toThrow(
+      /DB_POOLER="statement" must be one of none, session, transaction/,
+    )
+    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'yes' })).toThrow(
+      /DB_PREPARED_STATEMENTS="yes" must be true or false/,
+    )
   })
 
   it('names every bad OTEL_* value with what it must be', () => {

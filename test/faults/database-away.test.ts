@@ -9,7 +9,7 @@ import { POSTGRES_URL } from '../helpers/postgres.ts'
 import { call, expectAlive, expectUnavailable, runLoad } from '../helpers/server-http.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
 
-// Short bounds, so that every wait below is short too (the defaults are in the README).
+// Short bounds, so that every wait below is short too (the defaults are in docs/configuration.md).
 const TIMEOUTS = {
   DB_CONNECT_TIMEOUT_SECONDS: '1',
   DB_STATEMENT_TIMEOUT_SECONDS: '2',

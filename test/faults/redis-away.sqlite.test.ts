@@ -4,6 +4,7 @@ import { accountWithKey, basic, createTestApp } from '../helpers/app.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
 import { waitUntil } from '../helpers/poll.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
+import { parsePrometheus, type Sample, sampleValue } from '../observability/prometheus-text.ts'
 
 // Redis behaves the same whatever the database, so this runs on SQLite only.
 const REDIS_URL = process.env.TEST_REDIS_URL
@@ -109,6 +110,31 @@ describeDb('rate limits while Redis goes away', () => {
 
       await proxy.restore()
       await waitUntil('the instances share one limit again', async () => (await sharedLimit()) <= 4)
+    },
+  )
+
+  it.skipIf(REDIS_URL === undefined)(
+    REDIS_URL === undefined
+      ? skipReason
+      : 'counts on /metrics the outage and every limit decided without Redis, and says when it answers again',
+    async () => {
+      const metrics = async () => parsePrometheus(await instances[0]!.metrics!.metrics())
+      await waitUntil('Redis answers', async () => sampleValue(await metrics(), 'redis_answering') === 1)
+      const before = await metrics()
+      const moved = (after: Sample[], name: string) => sampleValue(after, name) - sampleValue(before, name)
+      await proxy.refuse()
+      const apiKey = await newKey()
+      for (let i = 0; i < 5; i++) await list(instances[0]!, apiKey)
+      const during = await metrics()
+      expect(sampleValue(during, 'redis_answering')).toBe(0)
+      expect(moved(during, 'redis_outages_total')).toBe(1)
+      expect(moved(during, 'rate_limit_redis_fallbacks_total')).toBe(5)
+      await proxy.restore()
+      await waitUntil(
+        'Redis answers again',
+        async () => sampleValue(await metrics(), 'redis_answering') === 1,
+      )
+      expect(moved(await metrics(), 'redis_outages_total')).toBe(1)
     },
   )
 })

@@ -5,9 +5,10 @@ import type { Scope } from '../../src/access/scopes.ts'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { type BuildAppOptions, buildApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config/config.ts'
-import { databaseTimeouts } from '../../src/db/database.ts'
+import { databaseTimeouts, poolerSettings } from '../../src/db/database.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
+import { POOLER } from './postgres.ts'
 
 export interface TestApp {
   app: FastifyInstance
@@ -69,15 +70,18 @@ export async function createTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const shared = options.database
+  // The run's pooler in front of PostgreSQL, if any (test/helpers/postgres.ts), unless the test says.
+  const base = { RATE_LIMIT_RPS: '0', DB_POOLER: POOLER, ...env }
   // The database's waits (DB_*_TIMEOUT_SECONDS) are the connection's, set when it opens.
-  const timeouts = databaseTimeouts(loadConfig({ RATE_LIMIT_RPS: '0', ...env }))
+  const databaseConfig = loadConfig(base)
   const database =
     shared ??
     (await createTestDatabase({
-      timeouts,
+      timeouts: databaseTimeouts(databaseConfig),
+      pooler: poolerSettings(databaseConfig),
       ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     }))
-  const config = loadConfig({ RATE_LIMIT_RPS: '0', ...env, DATABASE_URL: database.url })
+  const config = loadConfig({ ...base, DATABASE_URL: database.url })
   const app = await buildApp({
     config,
     database,

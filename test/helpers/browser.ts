@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { describe } from 'vitest'
+import { TYPICAL_SCOPES } from '../../src/dashboard/views/scopes.ts'
 
 /** Debian's chromium (installed by .ci/run when absent), or undefined when this machine has none. */
 export function chromiumPath(): string | undefined {
@@ -33,7 +34,7 @@ export async function launchChromium(executablePath: string, extraArgs: string[]
 }
 
 /**
- * Screenshots go to docs/screenshots (the README shows them) only when UPDATE_SCREENSHOTS=1, so
+ * Screenshots go to docs/screenshots (docs/dashboard.md shows them) only when UPDATE_SCREENSHOTS=1, so
  * that running the suite leaves the checkout clean; otherwise to a temporary folder.
  */
 export const SCREENSHOTS =
@@ -53,4 +54,9 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
     .filter((el) => el.type !== 'hidden' && !el.hidden && el.closest('[hidden]') === null)
     .filter((el) => el.labels.length === 0 && !el.getAttribute('aria-label'))
     .map((el) => el.outerHTML)`)
+}
+
+/** Ticks scope boxes of the key or OAuth app form (a new form ticks none): the typical ones by default. */
+export async function tickScopes(page: Page, scopes: readonly string[] = TYPICAL_SCOPES): Promise<void> {
+  for (const scope of scopes) await page.getByLabel(scope, { exact: false }).check()
 }

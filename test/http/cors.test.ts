@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, formBody, newClient, type TestClient } from '../helpers/oauth.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 const APP = 'https://app.example.com'
 const OTHER = 'https://evil.example.net'
@@ -12,6 +14,50 @@ function basic(key: string): Record<string, string> {
 
 function preflight(method: string, headers = 'authorization, content-type') {
   return { 'access-control-request-method': method, 'access-control-request-headers': headers }
+}
+
+/** The OAuth provider's endpoints, in the spellings a client may send (its router ignores case and trailing slashes). */
+const OAUTH_SPELLINGS = ['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/jwks'].flatMap(
+  (path) => [path, path.toUpperCase().replace('/OAUTH', '/oauth'), `${path}/`, `${path}//`],
+)
+
+/**
+ * Every request a page of `origin` might make to the OAuth provider, the failures included (a
+ * client that is unknown or sends a wrong secret), and its preflight; each answer, by request.
+ */
+async function oauthAnswers(t: TestApp, client: TestClient, origin: string) {
+  const wrong = `Basic ${Buffer.from(`${client.clientId}:wrong-secret`).toString('base64')}`
+  const unknown = `Basic ${Buffer.from('pet_ci_unknown:wrong-secret').toString('base64')}`
+  const answers: [string, Awaited<ReturnType<TestApp['app']['inject']>>][] = []
+  for (const url of OAUTH_SPELLINGS) {
+    const isKeys = url.toLowerCase().includes('jwks')
+    const body = formBody(
+      url.toLowerCase().includes('token') ? { grant_type: 'client_credentials' } : { token: 'not-a-token' },
+    )
+    for (const authorization of isKeys ? [undefined] : [wrong, unknown, undefined]) {
+      const res = await t.app.inject({
+        method: isKeys ? 'GET' : 'POST',
+        url,
+        headers: {
+          origin,
+          ...(isKeys ? {} : body.headers),
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        ...(isKeys ? {} : { payload: body.payload }),
+      })
+      answers.push([
+        `${isKeys ? 'GET' : 'POST'} ${url} (${authorization === wrong ? 'wrong secret' : authorization === unknown ? 'unknown client' : 'no credentials'})`,
+        res,
+      ])
+    }
+    const pre = await t.app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { origin, ...preflight(isKeys ? 'GET' : 'POST', 'content-type') },
+    })
+    answers.push([`OPTIONS ${url}`, pre])
+  }
+  return answers
 }
 
 describeDb('CORS (CORS_ORIGINS)', () => {
@@ -182,6 +228,14 @@ describeDb('CORS (CORS_ORIGINS)', () => {
     expect(other.json()).toMatchObject({ error: 'invalid_request' })
   })
 
+  it('gives another origin no CORS headers from the OAuth provider, at any spelling, failed authentication included', async () => {
+    for (const [what, res] of await oauthAnswers(t, client, OTHER)) {
+      expect(res.statusCode, what).toBeLessThan(500)
+      expect(res.headers['access-control-allow-origin'], what).toBeUndefined()
+      expect(res.headers['access-control-expose-headers'], what).toBeUndefined()
+    }
+  })
+
   it('lets an allowed origin read the v2 answers with a bearer token, and the metadata', async () => {
     const token = await accessToken(t.app, client, 'read:pets write:pets')
     const res = await t.app.inject({
@@ -202,10 +256,54 @@ describeDb('CORS (CORS_ORIGINS)', () => {
 
 describeDb('CORS when CORS_ORIGINS is unset', () => {
   let t: TestApp
+  const log: Record<string, unknown>[] = []
   beforeAll(async () => {
-    t = await createTestApp()
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) log.push(JSON.parse(line))
+        done()
+      },
+    })
+    t = await createTestApp({}, { logger: { level: 'warn', stream } })
   })
   afterAll(async () => t.close())
+
+  it('gives no origin CORS headers from the OAuth provider, at any spelling, failed authentication included', async () => {
+    const client = await newClient(t)
+    for (const [what, res] of await oauthAnswers(t, client, APP)) {
+      expect(res.statusCode, what).toBeLessThan(500)
+      expect(res.headers['access-control-allow-origin'], what).toBeUndefined()
+      expect(res.headers['access-control-expose-headers'], what).toBeUndefined()
+    }
+  })
+
+  it('answers a cross-origin preflight with a problem that says to set CORS_ORIGINS, and logs it once', async () => {
+    for (const url of ['/v1/pet', '/v2/pet/1', '/oauth/token', '/openapi.json']) {
+      const res = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: APP, ...preflight('POST') },
+      })
+      expect(res.statusCode, url).toBe(403)
+      expect(res.headers['content-type'], url).toMatch(/^application\/problem\+json/)
+      expect(res.json(), url).toMatchObject({ code: 'cors_not_enabled' })
+      expect(res.json().detail, url).toContain('CORS_ORIGINS')
+      expect(res.json().detail, url).toContain(APP)
+      expect(res.headers['access-control-allow-origin'], url).toBeUndefined()
+    }
+    await waitUntil('the warning is logged', async () =>
+      log.some((l) => String(l.msg).includes('CORS_ORIGINS')),
+    )
+    expect(log.filter((l) => String(l.msg).includes('CORS_ORIGINS'))).toHaveLength(1)
+    // An OPTIONS that is not a preflight, or a preflight to the dashboard, is no CORS matter.
+    expect((await t.app.inject({ method: 'OPTIONS', url: '/v1/pet' })).statusCode).toBe(405)
+    const dashboard = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/dashboard/sign-in',
+      headers: { origin: APP, ...preflight('POST') },
+    })
+    expect(dashboard.statusCode).not.toBe(403)
+  })
 
   it('sends no CORS headers and answers no preflight', async () => {
     const key = (await t.newAccount()).apiKey
@@ -217,7 +315,7 @@ describeDb('CORS when CORS_ORIGINS is unset', () => {
       url: '/v1/pet',
       headers: { origin: APP, ...preflight('GET') },
     })
-    expect(pre.statusCode).toBe(405)
+    expect(pre.statusCode).toBe(403)
     expect(pre.headers['access-control-allow-origin']).toBeUndefined()
   })
 })

@@ -86,6 +86,24 @@ describeDb('API key authentication', () => {
     expect(res.json().code).toBe('api_key_invalid')
   })
 
+  it('answers two Authorization values, joined or on two lines, with 400 saying it was sent twice', async () => {
+    const { apiKey } = await t.newAccount()
+    for (const authorization of [`${basic(apiKey)}, ${basic(apiKey)}`, [basic(apiKey), `Bearer ${apiKey}`]]) {
+      // An array is two header lines (Node's typings allow Authorization one).
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/pet',
+        headers: { authorization } as Record<string, string | string[]>,
+      })
+      expect(res.statusCode).toBe(400)
+      expect(res.json().code).toBe('invalid_request')
+      expect(res.json().detail).toMatch(
+        /Authorization .*2 values \((Basic, Basic|Basic, Bearer)\).*send it once/,
+      )
+      expect(res.body).not.toContain(apiKey.slice(-8))
+    }
+  })
+
   it('lets a key restricted to read:pets read but not write (403 insufficient_scope)', async () => {
     const { apiKey } = await t.newAccount({ scopes: ['read:pets'] })
     expect((await get(basic(apiKey))).statusCode).toBe(200)

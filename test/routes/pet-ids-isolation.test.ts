@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { openDatabase } from '../../src/db/database.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
@@ -108,10 +107,10 @@ describeDb('per-account pet ids: isolation', () => {
 
   it('never gives one id twice when two instances create at once', { timeout: 120_000 }, async () => {
     // A second instance with a database handle (and so an id allocator) of its own.
-    const handle = openDatabase(t.database.url)
+    const handle = t.database.reopen()
     const second = await createTestApp(
       {},
-      { database: { ...handle, url: t.database.url, destroy: handle.close } },
+      { database: { ...handle, url: t.database.url, reopen: t.database.reopen, destroy: handle.close } },
     )
     try {
       const [a, b] = [await account(), await account()]

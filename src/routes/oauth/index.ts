@@ -22,6 +22,8 @@ export interface OAuthOptions {
   revocationPollMs?: number
   /** Authorization requests per client address (each stores an Interaction row); none when unset. */
   authorizeLimiter?: RateLimiter
+  /** Failed client authentications per address, on the limiter the APIs' wrong credentials share. */
+  failedAttempts?: RateLimiter
 }
 
 /**
@@ -48,7 +50,11 @@ export async function registerOAuth(app: FastifyInstance, options: OAuthOptions)
   app.addHook('preClose', stop)
   app.decorate('oauth', server)
   await app.register(async (scope) =>
-    mountProvider(scope, server, { db: options.db, authorizeLimiter: options.authorizeLimiter }),
+    mountProvider(scope, server, {
+      db: options.db,
+      authorizeLimiter: options.authorizeLimiter,
+      failedAttempts: options.failedAttempts,
+    }),
   )
   registerMetadataRoute(app, server.issuer)
   await registerInteractionRoutes(app, { provider: server.provider, db: options.db })

@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from '../../access/scopes.ts'
+import { fieldState } from '../../web/field-state.ts'
 import { html } from '../../web/html.ts'
 import { icon } from '../../web/icons.ts'
 import { authPage } from '../../web/layout.ts'
@@ -17,6 +18,8 @@ export interface SignInPageInput {
 }
 
 export function renderSignInPage(input: SignInPageInput): string {
+  // A refused sign-in keeps the email: the password is what to type again.
+  const failed = input.error === undefined ? undefined : 'password'
   return authPage({
     title: 'Sign in to continue',
     lead: html`<strong>${input.clientName}</strong> wants to use your Pet Service account. Sign in first.`,
@@ -24,11 +27,11 @@ export function renderSignInPage(input: SignInPageInput): string {
     body: html`<form class="stack" method="post" action="${input.action}">
   <div class="field">
     <label for="email">Email</label>
-    <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}" autofocus>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}"${fieldState('email', failed, true)}>
   </div>
   <div class="field">
     <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <input id="password" name="password" type="password" autocomplete="current-password" required${fieldState('password', failed)}>
   </div>
   <button class="btn block" type="submit">Sign in</button>
 </form>`,

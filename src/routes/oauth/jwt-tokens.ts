@@ -4,7 +4,7 @@ import { findClient, providerSecret } from '../../oauth/clients-service.ts'
 import { constantTimeEqual } from '../../oauth/constant-time.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import { type AccessTokenClaims, InvalidTokenError } from '../../oauth/token-verifier.ts'
-import { type ClientCredentials, oauthError, sendJson } from './raw-io.ts'
+import { type ClientCredentials, sendJson } from './raw-io.ts'
 
 /**
  * Revocation (RFC 7009) and introspection (RFC 7662) of our JWT access tokens, which the provider
@@ -17,6 +17,8 @@ export async function handleJwt(
   token: string,
   credentials: ClientCredentials,
   res: ServerResponse,
+  /** Answers a failed client authentication (counted: failed-clients.ts). */
+  refuseClient: (description: string) => Promise<void>,
 ): Promise<void> {
   const client = credentials.clientId === undefined ? undefined : await findClient(db, credentials.clientId)
   // A public client has no secret to show: it names itself, and may only revoke (RFC 7009 §2.1).
@@ -27,7 +29,7 @@ export async function handleJwt(
         credentials.secret !== undefined &&
         constantTimeEqual(providerSecret(credentials.secret), client.secret_hash)
   if (client === undefined || !authenticated) {
-    oauthError(res, 401, 'invalid_client', 'client authentication failed')
+    await refuseClient('client authentication failed')
     return
   }
   let claims: AccessTokenClaims | undefined

@@ -8,11 +8,14 @@ import { forwardTrustedView } from '../../http/trust-proxy.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import { OAUTH_MOUNT } from '../../oauth/provider.ts'
 import { providerEndpoint } from '../../oauth/provider-endpoints.ts'
+import { FailedClients } from './failed-clients.ts'
 import { frontOfProvider } from './token-guard.ts'
 
 export interface MountOptions {
   db: Db
   authorizeLimiter: RateLimiter | undefined
+  /** Failed authentications per client address, shared with the APIs (failed-clients.ts). */
+  failedAttempts: RateLimiter | undefined
 }
 
 /**
@@ -27,6 +30,8 @@ export async function mountProvider(
   server: OAuthServer,
   options: MountOptions,
 ): Promise<void> {
+  const failedClients = new FailedClients(options.failedAttempts)
+  server.provider.use(failedClients.middleware)
   const callback = server.provider.callback()
   scope.addHook('onRequest', async (request, reply) => {
     const req: IncomingMessage & { originalUrl?: string } = request.raw
@@ -50,12 +55,13 @@ export async function mountProvider(
     req.originalUrl = original
     req.url = `${target.path}${target.query}`
     if (server.provider.proxy) forwardTrustedView(request)
+    failedClients.remember(req, request.ip)
     // Our CORS answer (src/http/cors.ts) for an allowed origin; the provider's own CORS code
     // stands aside when it finds one, and refuses any other origin at the client endpoints.
     copyCorsHeaders(reply)
     let handled: boolean
     try {
-      handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw)
+      handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw, failedClients)
     } catch (error) {
       req.url = original
       throw error

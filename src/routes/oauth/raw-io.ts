@@ -21,12 +21,18 @@ export function sendJson(
   res.end(JSON.stringify(body))
 }
 
-export function oauthError(res: ServerResponse, status: number, error: string, description: string): void {
+export function oauthError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(
     res,
     status,
     { error, error_description: description },
-    status === 401 ? { 'www-authenticate': 'Basic realm="pet-service"' } : {},
+    status === 401 ? { 'www-authenticate': 'Basic realm="pet-service"', ...headers } : headers,
   )
 }
 

@@ -5,6 +5,7 @@ import { findNul } from '../../errors/nul-characters.ts'
 import { findClient } from '../../oauth/clients-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import type { ProviderEndpointName } from '../../oauth/provider-endpoints.ts'
+import type { FailedClients } from './failed-clients.ts'
 import { handleJwt } from './jwt-tokens.ts'
 import { BODY_LIMIT, clientCredentials, oauthError, readBody, replayBody } from './raw-io.ts'
 import { checkScopes, refuseUnknownScopes } from './scope-checks.ts'
@@ -24,6 +25,7 @@ export async function frontOfProvider(
   endpoint: ProviderEndpointName,
   req: IncomingMessage,
   res: ServerResponse,
+  failedClients: FailedClients,
 ): Promise<boolean> {
   if (endpoint === 'authorization' && req.method === 'GET') {
     const query = Object.fromEntries(new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
@@ -44,7 +46,7 @@ export async function frontOfProvider(
 
   if (endpoint === 'introspection' && (await isPublicClient(db, credentials.clientId))) {
     // RFC 7662 §2.1: introspection needs an authenticated client, which a public one cannot be.
-    oauthError(res, 401, 'invalid_client', 'public clients cannot use token introspection')
+    await failedClients.refuse(req, res, 'public clients cannot use token introspection')
     return true
   }
   if (endpoint === 'token') {
@@ -61,6 +63,7 @@ export async function frontOfProvider(
       params.token,
       credentials,
       res,
+      (description) => failedClients.refuse(req, res, description),
     )
     return true
   }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { authorizationHeader } from '../../access/authorization-header.ts'
 import { API_KEY_PREFIX } from '../../access/credential-kinds.ts'
 import { countFailedAttempt } from '../../access/failed-attempts.ts'
 import { assertScope } from '../../access/scope-check.ts'
@@ -53,7 +54,7 @@ export function apiKeyAuthentication(deps: ApiKeyAuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     let key: string | undefined
     try {
-      key = apiKeyFromHeader(request.headers.authorization)
+      key = apiKeyFromHeader(authorizationHeader(request.raw))
     } catch (error) {
       throw await countFailure(deps, request, error)
     }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { authorizationHeader } from '../../access/authorization-header.ts'
 import { wrongCredentialForV2 } from '../../access/credential-kinds.ts'
 import { countFailedAttempt } from '../../access/failed-attempts.ts'
 import { assertScope } from '../../access/scope-check.ts'
@@ -62,7 +63,7 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const config = request.routeOptions.config
     if (config.public) return
-    const header = request.headers.authorization
+    const header = bearerHeader(request)
     const apiKey = request.headers.api_key
     if ((header === undefined || header.trim() === '') && config.apiKeyHeader && typeof apiKey === 'string') {
       try {
@@ -105,6 +106,20 @@ export function bearerAuthentication(deps: BearerAuthDeps) {
       throw error
     }
     assertBearerScope(request)
+  }
+}
+
+/** The Authorization header; two of them are RFC 6750's `invalid_request`, with its challenge. */
+function bearerHeader(request: FastifyRequest): string | undefined {
+  try {
+    return authorizationHeader(request.raw)
+  } catch (error) {
+    if (error instanceof ApiError) {
+      error.options.headers = {
+        'www-authenticate': `Bearer error="invalid_request", error_description=${quoted(error.detail)}`,
+      }
+    }
+    throw error
   }
 }
 

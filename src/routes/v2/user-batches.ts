@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { ReservedId } from '../../db/account-ids.ts'
 import { ApiError, type FieldError } from '../../errors/api-error.ts'
+import { clientGone } from '../../http/client-gone.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { UserFields } from '../../users/user.ts'
 import { saveUserByUsername } from '../../users/users-service.ts'
@@ -10,7 +11,12 @@ import { assertJson, assertValid } from './assertions.ts'
 import { UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { assertUsernameAllowed, fieldsFromV2, withoutPassword } from './user-fields.ts'
-import { MAX_USERS_PER_BATCH, UserV2Batch, type UserV2CreateBody } from './user-schemas.ts'
+import {
+  MAX_PASSWORDS_PER_BATCH,
+  MAX_USERS_PER_BATCH,
+  UserV2Batch,
+  type UserV2CreateBody,
+} from './user-schemas.ts'
 import { toUserV2 } from './user-views.ts'
 import { OAUTH, USER_TAGS } from './users.ts'
 
@@ -42,14 +48,18 @@ function forItems(error: ApiError, index?: number): ApiError {
   )
 }
 
+/** 422 naming the body as a whole. */
+function bodyRefused(message: string): ApiError {
+  return new ApiError('validation_failed', `Validation exception: ${message}.`, {
+    param: 'body',
+    errors: [{ param: 'body', message }],
+  })
+}
+
 function assertBatchValid(request: Parameters<typeof assertValid>[0]): Item[] {
   const body = request.body
   if (Array.isArray(body) && body.length > MAX_USERS_PER_BATCH) {
-    const message = `send at most ${MAX_USERS_PER_BATCH} users in one request (${body.length} were sent)`
-    throw new ApiError('validation_failed', `Validation exception: ${message}.`, {
-      param: 'body',
-      errors: [{ param: 'body', message }],
-    })
+    throw bodyRefused(`send at most ${MAX_USERS_PER_BATCH} users in one request (${body.length} were sent)`)
   }
   try {
     assertValid(request)
@@ -57,6 +67,12 @@ function assertBatchValid(request: Parameters<typeof assertValid>[0]): Item[] {
     throw error instanceof ApiError ? forItems(error) : error
   }
   const items = body as Item[]
+  const passwords = items.filter((item) => item.password != null).length
+  if (passwords > MAX_PASSWORDS_PER_BATCH) {
+    throw bodyRefused(
+      `send at most ${MAX_PASSWORDS_PER_BATCH} users with a password in one request (${passwords} had one): each password is hashed, about 0.15 s of work; send the others in further requests`,
+    )
+  }
   const problems: FieldError[] = []
   const firstWith = new Map<string, number>()
   items.forEach((item, i) => {
@@ -119,7 +135,7 @@ export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void>
         schema: {
           operationId,
           summary: 'Creates list of users with given input array',
-          description: `Each user is created, or replaced when your account has its username, as \`POST /v2/user\` does: all of them in one transaction, or none. At most ${MAX_USERS_PER_BATCH} users; a username or id may appear once. A problem names the item at fault (\`[3].username\`). Passwords are hashed one after another (about 0.15 s each). Answers 200 with the users as stored. Takes \`Idempotency-Key\`.`,
+          description: `Each user is created, or replaced when your account has its username, as \`POST /v2/user\` does: all of them in one transaction, or none. At most ${MAX_USERS_PER_BATCH} users, of which at most ${MAX_PASSWORDS_PER_BATCH} with a \`password\`; a username or id may appear once. A problem names the item at fault (\`[3].username\`). Passwords are hashed one after another (about 0.15 s each), and no more once the client has gone. Answers 200 with the users as stored. Takes \`Idempotency-Key\`.`,
           tags: USER_TAGS,
           security: [OAUTH('write:users')],
           headers: IdempotencyHeaders,
@@ -130,9 +146,14 @@ export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void>
       async (request, reply) => {
         const items = assertBatchValid(request)
         const accountId = request.principal!.accountId
-        // One password at a time: the account's password work is bounded (src/accounts/password-work.ts).
+        // One password at a time: the account's password work is bounded (src/accounts/password-work.ts),
+        // and none is left to do for a client that has gone.
+        const gone = clientGone(reply)
         const fields: UserFields[] = []
-        for (const item of items) fields.push(await fieldsFromV2(item, accountId))
+        for (const item of items) {
+          gone.throwIfAborted()
+          fields.push(await fieldsFromV2(item, accountId, undefined, gone))
+        }
         // Reserved before the transaction opens (src/db/account-ids.ts).
         const ids: (ReservedId | undefined)[] = []
         for (const item of items)

@@ -11,11 +11,13 @@ export type UserV2Body = Static<typeof UserV2UpdateBody>
  * The domain fields of a Petstore User body: a full replace of the Petstore fields (absent or
  * null: cleared), but `password` (changed only when sent), `id` (kept when absent) and
  * `username` (kept when absent: `current` is the user's present one, for its display name).
+ * `signal`: the client went away, so a password not yet hashed is not (src/http/client-gone.ts).
  */
 export async function fieldsFromV2(
   body: UserV2Body,
   accountId: string,
   current?: string,
+  signal?: AbortSignal,
 ): Promise<UserFields> {
   const fields: UserFields = {
     firstName: body.firstName ?? null,
@@ -28,7 +30,7 @@ export async function fieldsFromV2(
   if (body.id != null) fields.petstoreId = body.id
   const name = displayName({ ...body, username: body.username ?? current ?? null })
   if (name !== undefined) fields.name = name
-  if (body.password != null) fields.passwordHash = await hashUserPassword(body.password, accountId)
+  if (body.password != null) fields.passwordHash = await hashUserPassword(body.password, accountId, signal)
   return fields
 }
 

@@ -4,7 +4,7 @@ import { describeDb } from '../../helpers/database.ts'
 import { formBody } from '../../helpers/oauth.ts'
 
 /**
- * Under /oauth the service offers the endpoints of its README (authorize, token, revoke,
+ * Under /oauth the service offers the endpoints docs/oauth.md lists (authorize, token, revoke,
  * introspect, jwks) and the sign-in and consent pages; nothing else of oidc-provider's, which
  * would otherwise answer OpenID discovery, userinfo and logout pages, in any letter case.
  */

@@ -64,7 +64,7 @@ interface PetstorePet {
  * whole Petstore scenario against /v2. The only configuration is what the generated client
  * offers for it: the base URL, the token for the operations that declare `petstore_auth`, the
  * API key for `api_key`, and, for the operations that declare no security (`/user`,
- * `/store/order`), the token as a default header (README, "Petstore clients").
+ * `/store/order`), the token as a default header (docs/petstore-differences.md, "Sending the token").
  */
 describeDb('a Petstore client generated from the official document', () => {
   let t: TestApp

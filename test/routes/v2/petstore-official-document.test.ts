@@ -31,7 +31,7 @@ function officialDocument(): SwaggerDocument {
  * `swagger-client` given the official Petstore document and nothing of ours but where the service
  * is: every one of the document's 20 operations answers what the document promises. The
  * operations that declare no security (`/user`, `/store/order`) get the token as a default header,
- * which is how a client sends it (README, "Petstore clients").
+ * which is how a client sends it (docs/petstore-differences.md, "Sending the token").
  */
 describeDb('the official Petstore document, driven by swagger-client', () => {
   let t: TestApp

@@ -133,4 +133,14 @@ describeDb('v2 pets: client-chosen ids (POST /v2/pet with an id)', () => {
     expect(second.json()).toEqual(first.json())
     expect((await a.events()).map((e) => e.type)).toEqual(['pet.created'])
   })
+
+  it('still creates a pet when the account chose the highest id and the starts of the next ten blocks', async () => {
+    // The review's reproduction: near 2^53 − 1 no block fits past the highest id, so blocks of
+    // 64 start at 1, 65, 129, … and a client that takes those used to make the next create a 500.
+    const a = await account()
+    await a.add({ id: Number.MAX_SAFE_INTEGER })
+    for (let block = 0; block < 10; block++) await a.add({ id: 1 + 64 * block })
+    const assigned = await a.add()
+    expect(assigned.id).toBe(2)
+  })
 })

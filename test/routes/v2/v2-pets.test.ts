@@ -432,6 +432,25 @@ describeDb('v2 pets (Petstore compatible)', () => {
     expect(res.json().code).toBe('token_missing')
   })
 
+  it('answers two Authorization values, joined or on two lines, with 400 invalid_request saying so (RFC 6750 §3.1)', async () => {
+    for (const authorization of [
+      `Bearer ${token}, Bearer ${token}`,
+      [`Bearer ${token}`, `Bearer ${token}`],
+    ]) {
+      // An array is two header lines (Node's typings allow Authorization one).
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v2/pet/1',
+        headers: { authorization } as Record<string, string | string[]>,
+      })
+      expect(res.statusCode).toBe(400)
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_request"/)
+      expect(res.json().code).toBe('invalid_request')
+      expect(res.json().detail).toMatch(/Authorization .*2 values \(Bearer, Bearer\).*send it once/)
+      expect(res.body).not.toContain(token.slice(-12))
+    }
+  })
+
   it('answers a malformed, foreign-signed or expired token with 401 error="invalid_token"', async () => {
     const row = await t.database.db
       .selectFrom('oauth_keys')

@@ -1,7 +1,10 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { passwordWork } from '../../../src/accounts/password-work.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
+import { waitUntil } from '../../helpers/poll.ts'
 
 describeDb('v2 createWithArray and createWithList (all or nothing)', () => {
   let t: TestApp
@@ -136,6 +139,52 @@ describeDb('v2 createWithArray and createWithList (all or nothing)', () => {
     const notAList = await post('createWithArray', { username: 'x' })
     expect(notAList.statusCode).toBe(422)
     expect(notAList.json().param).toBe('body')
+  })
+
+  it('hashes at most 10 passwords in one request: more is a 422 naming the body, before any hashing', async () => {
+    const users = await userCount()
+    const started = passwordWork.started
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ username: `pw-${i}`, password: `secret-${i}` }))
+    const res = await post('createWithArray', eleven)
+    expect(res.statusCode).toBe(422)
+    expect(res.json()).toMatchObject({ code: 'validation_failed', param: 'body' })
+    expect(res.json().detail).toContain('at most 10 users with a password in one request (11 had one)')
+    expect(passwordWork.started).toBe(started)
+    expect(await userCount()).toBe(users)
+    // Ten passwords among a hundred users is within the bound.
+    const hundred = Array.from({ length: 100 }, (_, i) => ({
+      username: `mixed-${i}`,
+      ...(i % 10 === 0 ? { password: `secret-${i}` } : {}),
+    }))
+    const mixed = await post('createWithList', hundred)
+    expect(mixed.statusCode, mixed.body).toBe(200)
+    expect(passwordWork.started - started).toBe(10)
+  })
+
+  it('stops hashing a batch’s passwords once the client has gone, and creates none of its users', async () => {
+    const other = await newClient(t)
+    const otherToken = await accessToken(t.app, other)
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as { port: number }
+    const body = JSON.stringify(
+      Array.from({ length: 10 }, (_, i) => ({ username: `gone-${i}`, password: `gone-secret-${i}` })),
+    )
+    const started = passwordWork.started
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.write(
+      `POST /v2/user/createWithArray HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${otherToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+    const party = { account: other.accountId }
+    await waitUntil('the first password is being hashed', async () => passwordWork.load(party) > 0)
+    const startedBeforeClosing = passwordWork.started
+    socket.destroy()
+    await waitUntil('the account has no password work left', async () => passwordWork.load(party) === 0)
+    // The one running when the client left finishes; at most one more began as it was leaving.
+    expect(passwordWork.started - startedBeforeClosing).toBeLessThanOrEqual(1)
+    expect(passwordWork.started - started).toBeLessThan(10)
+    expect(await userCount(other.accountId)).toBe(0)
   })
 
   it('creates 100 users in one request', async () => {

@@ -97,6 +97,30 @@ describeDb('the /user operations through a client of the official Petstore docum
     expect((await run({ operationId: 'getUserByName', parameters: { username: 'nobody' } })).status).toBe(404)
   })
 
+  it("runs the swagger-client recipe of docs/petstore-differences.md as written, beside the client's own authorizations", async () => {
+    const docs = readFileSync(new URL('../../../docs/petstore-differences.md', import.meta.url), 'utf8')
+    const recipe = /^- swagger-client \(JavaScript\): `(.+)`$/m.exec(docs)?.[1]
+    expect(recipe).toBeDefined()
+    // The recipe is the text of an option of the client; it reads `token` from its scope.
+    const options = new Function('token', `return { ${recipe} }`)(token) as Record<string, unknown>
+    const swagger = await SwaggerClient({
+      spec: { ...PETSTORE, host, schemes: ['http'] },
+      // A user who also gives the client its declared credential, as its documentation says to.
+      authorizations: { petstore_auth: { token: { access_token: token } } },
+      ...options,
+    })
+    const run = answersOf(swagger)
+    const user = { id: 20, username: 'recipe', firstName: 'Rec' }
+    expect((await run({ operationId: 'createUser', parameters: { body: user } })).status).toBe(200)
+    expect((await run({ operationId: 'getUserByName', parameters: { username: 'recipe' } })).body).toEqual(
+      user,
+    )
+    const pet = await run({ operationId: 'addPet', parameters: { body: { name: 'doggie', photoUrls: [] } } })
+    expect(pet.status).toBe(200)
+    const { id } = pet.body as { id: number }
+    expect((await run({ operationId: 'getPetById', parameters: { petId: id } })).status).toBe(200)
+  })
+
   it('answers the same client without the default header 401, saying to set one', async () => {
     const run = await client({})
     const res = await run({ operationId: 'getUserByName', parameters: { username: 'theUser' } })
