@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
-import { fieldErrors, listedErrors, moreText } from '../../errors/error-handler.ts'
+import { type AjvError, fieldErrors, listedErrors, moreText } from '../../errors/validation-errors.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { ORDER_DEFAULTS, type OrderFields } from '../../orders/order.ts'
@@ -41,9 +41,7 @@ function orderIdOf(body: unknown): number | undefined {
 
 /** The Petstore's one answer to a bad order, 400 "Invalid Order", listing every field at fault. */
 function assertValidOrder(request: FastifyRequest): void {
-  const validation = (
-    request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
-  )?.validation
+  const validation = (request.validationError as { validation?: AjvError[] } | undefined)?.validation
   if (validation === undefined) return
   const all = fieldErrors(validation)
   const { errors, omitted } = listedErrors(all)
