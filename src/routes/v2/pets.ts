@@ -271,5 +271,3 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
   )
 }
-
-export { FIND_LIMIT as V2_FIND_LIMIT }
