@@ -191,31 +191,17 @@ export interface OAuthClient {
   clientSecret: string
 }
 
-/**
- * An OAuth client of the bench account allowed to read and write pets, from the admin CLI
- * (`clients create`); while the CLI has no such command, from the same service function.
- */
+/** An OAuth client of the bench account allowed to read and write pets, from the admin CLI. */
 export async function createOAuthClient(databaseUrl: string): Promise<OAuthClient> {
-  let out: string
-  try {
-    out = await adminCli(databaseUrl, [
-      'clients',
-      'create',
-      '--account',
-      BENCH_ACCOUNT,
-      '--scope',
-      'read:pets write:pets',
-      '--json',
-    ])
-  } catch (error) {
-    if (!(error instanceof Error && error.message.includes('Unknown command'))) throw error
-    out = await runNode(
-      ['--import', 'tsx', fileURLToPath(new URL('./oauth-client.ts', import.meta.url)), BENCH_ACCOUNT],
-      {
-        DATABASE_URL: databaseUrl,
-      },
-    )
-  }
+  const out = await adminCli(databaseUrl, [
+    'clients',
+    'create',
+    '--account',
+    BENCH_ACCOUNT,
+    '--scope',
+    'read:pets write:pets',
+    '--json',
+  ])
   const client = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
     client_id?: string
     client_secret?: string

@@ -19,7 +19,7 @@ export type StrengthVerdict = { ok: true; score: number } | { ok: false; score: 
 let estimator: ZxcvbnFactory | undefined
 
 /**
- * Built on first use: the dictionaries cost ~70 MB of memory and ~0.7 s to load, which a
+ * Built on first use: the dictionaries cost much memory and a noticeable pause to load, which a
  * service that never sees a sign-up need not pay. Loaded with require so that the check stays
  * synchronous for its callers.
  */

@@ -21,8 +21,8 @@ export interface PasswordWorkOptions {
 }
 
 /**
- * A scheduler for scrypt derivations, the costliest work the service does (~150 ms of a core
- * each, on libuv's thread pool). Without one, a party hashing many passwords at once fills the
+ * A scheduler for scrypt derivations, the costliest work the service does (a core held for a
+ * long time each, on libuv's thread pool). Without one, a party hashing many passwords at once fills the
  * pool, and everyone else's sign-in queues behind the whole flood. Here at most `concurrency`
  * run at once, waiting work is taken fairly across the parties that asked for it (the party with
  * the least work running first, then the one served longest ago: a party's flood waits behind

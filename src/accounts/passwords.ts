@@ -2,8 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { type PasswordParty, passwordWork } from './password-work.ts'
 
 /**
- * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: 32 MiB; 140 ms measured on a loaded
- * 2-core machine here), stored as `scrypt$N$r$p$salt$hash` so the parameters can be raised later
+ * Account passwords, hashed with scrypt (N=2^15, r=8, p=1: 32 MiB each), stored as `scrypt$N$r$p$salt$hash` so the parameters can be raised later
  * without breaking old hashes. Every derivation goes through the password work queue
  * (password-work.ts), charged to the party that asked for it; past that party's bound it throws
  * a PasswordWorkBusyError.

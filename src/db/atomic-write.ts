@@ -9,8 +9,7 @@ import type { Database, Db } from './schema.ts'
  * of its round trips. Each statement commits as it answers, so the response still follows the
  * commit. The statements share one connection all the same: an update reads the version it
  * writes at, and queueing for a second connection between the two would widen the window in
- * which another writer moves it (of 200 PATCHes racing on one pet, 87–92 got through instead of
- * 161–171 with one connection, test/pets/concurrent-writes.test.ts). SQLite keeps the
+ * which another writer moves it (test/pets/concurrent-writes.test.ts). SQLite keeps the
  * transaction, which its group commit (src/db/sqlite-group-commit.ts) shares between
  * concurrent requests.
  */

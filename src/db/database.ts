@@ -101,7 +101,8 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   const writer = new BetterSqlite3(path)
   writer.pragma('journal_mode = WAL')
   // NORMAL in WAL mode keeps every committed transaction across a crash of the process
-  // (kill -9); only a power loss can take back the last few. FULL costs 7x the write rate.
+  // (kill -9); only a power loss can take back the last few. FULL, a sync at every commit,
+  // would cost most of the write rate.
   writer.pragma('synchronous = NORMAL')
   writer.pragma('foreign_keys = ON')
   // Another process (the admin CLI, a second server) may hold the write lock. SQLite's own wait

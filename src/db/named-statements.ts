@@ -2,14 +2,9 @@ import { createHash } from 'node:crypto'
 
 /**
  * Names for the SQL of the queries prepared once (src/db/prepared-query.ts), so that PostgreSQL
- * parses and plans each of them once per connection instead of on every request: node-postgres
- * sends a named statement's Parse the first time a connection runs it and only Bind and Execute
- * after (https://node-postgres.com/features/queries#prepared-statements). Any other SQL goes
- * unnamed, as before: it is not known to repeat.
- *
- * A name is made from its SQL text, so it stands for that one text in every process and every
- * version of the service: a server connection that a pooler passes from one process to another
- * never runs another text under a name it was given.
+ * parses and plans each once per connection (node-postgres sends Parse the first time only:
+ * https://node-postgres.com/features/queries#prepared-statements); other SQL goes unnamed. A name
+ * is made from its SQL text: docs/ARCHITECTURE.md, "Under the repositories", says why.
  */
 const names = new Map<string, string>()
 

@@ -4,13 +4,8 @@ import { nameStatement } from './named-statements.ts'
 import type { Db } from './schema.ts'
 
 /**
- * A Kysely query built and compiled once per dialect, then run with new parameter values.
- *
- * Building a query (an immutable, frozen tree of nodes) and compiling it to SQL cost more than
- * SQLite takes to run it: 95–140 µs of a create or update (see the README's Performance
- * section). The hot-path queries are built once with named placeholders and only their
- * parameters change per call — the splitting of building from executing that Kysely's own
- * recipes describe. The query stays written, and type-checked, with the query builder.
+ * A Kysely query built and compiled once per dialect, then run with new parameter values
+ * (why: docs/ARCHITECTURE.md, "Under the repositories").
  *
  *     const findById = prepareQuery((db, p) =>
  *       db.selectFrom('pets').selectAll().where('id', '=', p('id')),

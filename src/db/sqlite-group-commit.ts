@@ -11,30 +11,9 @@ import { LockingSqliteAdapter } from './sqlite-migration-lock.ts'
 import { StatementCache } from './sqlite-statement-cache.ts'
 
 /**
- * SQLite with group commit, and reads beside the writer.
- *
- * Committing is most of what a single-row write costs on SQLite (every commit appends each page
- * it touched to the WAL again). Kysely's own driver commits once per transaction, one transaction
- * at a time. This driver lets the transactions that run in the same turn of the event loop share
- * one SQLite transaction instead:
- *
- * - the first write of a turn opens the shared transaction (`begin immediate`) and schedules its
- *   commit for the end of the turn (`setImmediate`);
- * - each Kysely transaction is a savepoint inside it, run one at a time (a mutex), so a failed one
- *   rolls back to its savepoint and takes nothing else with it;
- * - a write outside a transaction runs in the shared transaction too;
- * - nobody hears "done" before the shared commit has happened: `commitTransaction` and
- *   out-of-transaction writes wait for it, and if it fails they all fail. Durability is exactly
- *   that of one commit per request (the caller answers only after its data is committed); only
- *   the number of commits changes.
- *
- * Reads outside a transaction go to a second, read-only connection, which sees committed data
- * only — never a write whose commit is still pending (or could still fail). Reads inside a
- * transaction run on the writer and see the transaction's own changes, as they must.
- *
- * When another connection or process holds SQLite's write lock, a write waits for it without
- * blocking the event loop (SQLite's own busy_timeout would block it), and gives up with
- * SQLITE_BUSY once it has waited `lockTimeoutMs` in all, counting its turn behind other writes.
+ * SQLite with group commit (the transactions of one event-loop turn share one commit), reads on
+ * a second connection beside the writer, and a wait for another process's write lock that does
+ * not block the event loop: docs/ARCHITECTURE.md, "Under the repositories".
  */
 export interface GroupCommitOptions {
   writer: BetterSqlite3.Database

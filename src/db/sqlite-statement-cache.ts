@@ -2,8 +2,8 @@ import type BetterSqlite3 from 'better-sqlite3'
 
 /**
  * Kysely's SQLite driver calls `prepare()` for every query. Compiling the same SQL again costs
- * about half of an insert's time (measured here: a cached statement inserts about twice as fast), so the driver (sqlite-group-commit.ts)
- * takes its statements from here instead. better-sqlite3 runs statements synchronously and
+ * as much as running a small insert, so the driver (sqlite-group-commit.ts) takes its
+ * statements from here instead. better-sqlite3 runs statements synchronously and
  * nothing streams, so one statement object can safely serve every query with the same text.
  */
 export class StatementCache {

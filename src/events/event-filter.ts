@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from './event.ts'
+import { EVENT_TYPES, EVENT_WILDCARDS } from './event.ts'
 
 /**
  * What a list or a stream selects. `types` holds exact types and prefixes (`pet.*` is the
@@ -11,8 +11,6 @@ export interface EventFilter {
   createdGte?: string
   createdLte?: string
 }
-
-const FAMILIES = [...new Set(EVENT_TYPES.map((t) => t.slice(0, t.indexOf('.'))))]
 
 export class EventFilterError extends Error {
   constructor(
@@ -41,9 +39,8 @@ export function parseTypeFilter(values: readonly string[] | undefined): EventFil
   for (const entry of entries) {
     if (entry === '*') return undefined
     if (entry.endsWith('.*')) {
-      const family = entry.slice(0, -2)
-      if (!FAMILIES.includes(family)) throw unknownType(entry)
-      prefixes.add(`${family}.`)
+      if (!EVENT_WILDCARDS.includes(entry)) throw unknownType(entry)
+      prefixes.add(entry.slice(0, -1))
     } else if ((EVENT_TYPES as readonly string[]).includes(entry)) exact.add(entry)
     else throw unknownType(entry)
   }
@@ -53,7 +50,7 @@ export function parseTypeFilter(values: readonly string[] | undefined): EventFil
 function unknownType(entry: string): EventFilterError {
   return new EventFilterError(
     'type',
-    `Unknown event type ${JSON.stringify(entry.slice(0, 100))}: use one of ${EVENT_TYPES.join(', ')}, a wildcard such as ${FAMILIES.map((f) => `${f}.*`).join(' or ')}, or *.`,
+    `Unknown event type ${JSON.stringify(entry.slice(0, 100))}: use one of ${EVENT_TYPES.join(', ')}, a wildcard such as ${EVENT_WILDCARDS.join(' or ')}, or *.`,
   )
 }
 

@@ -5,7 +5,7 @@ import { eventsAfter, eventsWithSeq, lastEventSeq, openEventWriters } from './ev
 import { SeqHoles } from './seq-holes.ts'
 
 export interface EventPollerOptions {
-  /** Time between two reads of the table while anyone listens (~250 ms). */
+  /** Time between two reads of the table while anyone listens. */
   intervalMs: number
   /** Rows read at once; a full batch is followed by the next at once. */
   batch: number

@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number]
 
+/** What the events API's filter and a webhook subscription may name besides `*` and a type: `pet.*`. */
+export const EVENT_WILDCARDS = [...new Set(EVENT_TYPES.map((t) => `${t.slice(0, t.indexOf('.'))}.*`))]
+
 export type EventRow = Selectable<EventsTable>
 
 /** An event row to insert (its `seq` is the database's). */

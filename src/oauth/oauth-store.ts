@@ -6,18 +6,9 @@ import { findClient } from './clients-repository.ts'
 import { clientMetadata } from './clients-service.ts'
 
 /**
- * oidc-provider's storage on our database: one table for every model (Session, Grant,
- * AuthorizationCode, RefreshToken, Interaction, …), keyed by (model, id). JWT access tokens are
- * never stored (RFC 9068 tokens are verified by signature); the Client model is read from
- * `oauth_clients`, so clients are managed by us and their secrets stay hashed.
+ * oidc-provider's storage on our database, one table keyed by (model, id), where a model whose
+ * id is a bearer secret is kept under the id's hash (docs/SECURITY.md, "OAuth tokens at rest").
  * Contract: https://github.com/panva/node-oidc-provider/blob/v9.x/example/my_adapter.js
- *
- * For the models whose id IS a bearer secret (refresh tokens, authorization codes, and the
- * browser session, whose id is its `_session` cookie), the row is keyed by the id's SHA-256 and
- * the payload is stored without its `jti` (which equals the id): the database never holds a
- * usable token or session. Every lookup arrives with the secret itself, so the hash finds the row
- * and the `jti` is put back. An Interaction copies its session's id as `session.cookie`, which
- * the provider never reads back (9.13): it is not stored.
  */
 const SECRET_ID_MODELS = new Set([
   'RefreshToken',

@@ -11,10 +11,6 @@ const NEXT: Record<PetStatus, readonly PetStatus[]> = {
   sold: [],
 }
 
-export function allowedTransitions(from: PetStatus): readonly PetStatus[] {
-  return NEXT[from]
-}
-
 /** Throws 409 unless `from → to` is allowed; staying in the same status is always allowed. */
 export function assertTransition(from: PetStatus, to: PetStatus): void {
   if (from === to || NEXT[from].includes(to)) return

@@ -1,4 +1,4 @@
-import { describePattern } from '../errors/error-handler.ts'
+import { describePattern } from '../errors/validation-errors.ts'
 
 /**
  * What a username may be. It names a user in a URL path (`/v2/user/{username}`), so it keeps to

@@ -1,22 +1,13 @@
 import type { Static } from '@sinclair/typebox'
 import type { Selectable } from 'kysely'
 import type { WebhookAttemptsTable, WebhookEndpointsTable } from '../db/schema.ts'
+import { EVENT_TYPES, EVENT_WILDCARDS } from '../events/event.ts'
 import type { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook-schemas.ts'
 
-/** Event types an endpoint may subscribe to (`webhook.test` is sent on request, never subscribed). */
-export const SUBSCRIBABLE_EVENT_TYPES = [
-  'pet.created',
-  'pet.updated',
-  'pet.deleted',
-  'user.created',
-  'user.updated',
-  'user.deleted',
-  'order.created',
-  'order.updated',
-  'order.deleted',
-] as const
-
-/** The event of "send test event": to one endpoint only, never listed by the events API. */
+/**
+ * The event of "send test event": to one endpoint only, never listed by the events API nor
+ * subscribed to (an endpoint subscribes to EVENT_TYPES).
+ */
 export const TEST_EVENT_TYPE = 'webhook.test'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
@@ -72,9 +63,6 @@ export function subscribes(enabledEvents: readonly string[], type: string): bool
 
 /** The enabled_events entries that name nothing: an unknown type or resource. */
 export function unknownEventPatterns(enabledEvents: readonly string[]): string[] {
-  const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES
-  const resources = new Set(known.map((t) => t.split('.')[0]))
-  return enabledEvents.filter(
-    (p) => !(p === '*' || known.includes(p) || (p.endsWith('.*') && resources.has(p.slice(0, -2)))),
-  )
+  const known: readonly string[] = [...EVENT_TYPES, ...EVENT_WILDCARDS, '*']
+  return enabledEvents.filter((p) => !known.includes(p))
 }

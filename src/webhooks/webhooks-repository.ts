@@ -351,8 +351,7 @@ export interface ClaimOptions {
  * The claim's choice, shaped so that its cost is the rows it takes, whatever the statistics say.
  * A queue table's statistics are always stale: it fills in a burst faster than autovacuum
  * analyses it, and PostgreSQL, still believing it holds a handful of open rows, would check the
- * order for every open row and sort them all (52 ms per claim with 20,000 open rows in the
- * bench). So the query reads only the deliveries table, in the endpoint's due index order, and
+ * order for every open row and sort them all, a claim growing with the queue. So the query reads only the deliveries table, in the endpoint's due index order, and
  * stops at the limit: the endpoint and the order are checked per row read, by correlated
  * subqueries (PostgreSQL does not turn those into joins), and useClaimPlan turns sorting off for
  * the claim's transaction, leaving the index as the only way to the order asked for.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { renderConfigDocs } from '../../scripts/write-config-docs.ts'
+import { renderConfigDocs, renderEnvExample } from '../../scripts/write-config-docs.ts'
 import { CONFIG_OPTIONS, ConfigError, loadConfig, sqlitePath } from '../../src/config/config.ts'
 import { runPetService } from '../helpers/cli.ts'
 
@@ -191,6 +191,7 @@ describe('configuration', () => {
       expect(page, option.env).toContain(`| \`${option.env}\` |`)
       expect(example, option.env).toMatch(new RegExp(`^#? ?${option.env}=`, 'm'))
     }
+    expect(example).toBe(renderEnvExample())
   })
 
   it('runs one worker by default; WORKERS takes a number from 1 to 1024 or auto', () => {

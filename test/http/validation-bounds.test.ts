@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { MAX_LISTED_ERRORS } from '../../src/errors/error-handler.ts'
+import { MAX_LISTED_ERRORS } from '../../src/errors/validation-errors.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventV1 } from '../../events/event.ts'
+import { EVENT_TYPES, EVENT_WILDCARDS, type EventV1 } from '../../events/event.ts'
 import { html } from '../../web/html.ts'
 import type { Notice } from '../../web/layout.ts'
 import { pageLinks } from './data-views.ts'
@@ -12,10 +12,7 @@ interface Common {
 }
 
 /** The choices of the type filter: every family's wildcard, then each type. */
-export const EVENT_TYPE_CHOICES = [
-  ...new Set(EVENT_TYPES.map((t) => `${t.slice(0, t.indexOf('.'))}.*`)),
-  ...EVENT_TYPES,
-]
+export const EVENT_TYPE_CHOICES = [...EVENT_WILDCARDS, ...EVENT_TYPES]
 
 /** Where the object an event is about is shown in the dashboard, if it still exists there. */
 function objectLink(event: EventV1): string | undefined {

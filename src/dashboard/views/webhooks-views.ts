@@ -1,11 +1,8 @@
+import { EVENT_TYPES, EVENT_WILDCARDS } from '../../events/event.ts'
 import { fieldState } from '../../web/field-state.ts'
 import { type Html, html } from '../../web/html.ts'
 import { csrfField, type Notice } from '../../web/layout.ts'
-import {
-  SUBSCRIBABLE_EVENT_TYPES,
-  type WebhookDeliveryV1,
-  type WebhookEndpointV1,
-} from '../../webhooks/webhook-endpoint.ts'
+import type { WebhookDeliveryV1, WebhookEndpointV1 } from '../../webhooks/webhook-endpoint.ts'
 import { appPage, when } from './layout.ts'
 import { dataTable } from './table.ts'
 
@@ -19,11 +16,7 @@ interface Common {
 const DISABLED_BY_HOLDER = 'Disabled by the account holder.'
 
 /** What a subscription may name: everything, a family, or one type. */
-export const EVENT_CHOICES = [
-  '*',
-  ...new Set(SUBSCRIBABLE_EVENT_TYPES.map((t) => `${t.slice(0, t.indexOf('.'))}.*`)),
-  ...SUBSCRIBABLE_EVENT_TYPES,
-]
+export const EVENT_CHOICES = ['*', ...EVENT_WILDCARDS, ...EVENT_TYPES]
 
 export const ROTATE_CHOICES: { value: string; label: string; hours: number }[] = [
   { value: '0', label: 'Immediately', hours: 0 },

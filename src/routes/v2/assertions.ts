@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
-import { validationException } from '../../errors/error-handler.ts'
 import { quoteHeaderValue } from '../../errors/redact.ts'
+import { type AjvError, fieldErrors, listedErrors, moreText } from '../../errors/validation-errors.ts'
 
 /**
  * The checks every Petstore operation shares. Its routes take `attachValidation`, so that the
@@ -11,10 +11,23 @@ import { quoteHeaderValue } from '../../errors/redact.ts'
 
 /** 422 "Validation exception" listing every field at fault (the Petstore's PUT/POST contract). */
 export function assertValid(request: FastifyRequest): void {
-  const validation = (
-    request.validationError as { validation?: Parameters<typeof validationException>[0] } | undefined
-  )?.validation
+  const validation = (request.validationError as { validation?: AjvError[] } | undefined)?.validation
   if (validation !== undefined) throw validationException(validation)
+}
+
+/** The Petstore's 422 "Validation exception" listing the fields at fault (v2 POST/PUT bodies). */
+export function validationException(validation: AjvError[]): ApiError {
+  const all = fieldErrors(validation)
+  const { errors, omitted } = listedErrors(all)
+  return new ApiError(
+    'validation_failed',
+    `Validation exception: ${errors.map((e) => e.message).join('; ')}${omitted === 0 ? '' : `;${moreText(omitted)}`}.`,
+    {
+      errors,
+      ...(all.length === 1 ? { param: errors[0]!.param } : {}),
+      ...(omitted === 0 ? {} : { extensions: { errors_omitted: omitted } }),
+    },
+  )
 }
 
 /** 415 unless the body is JSON (the Petstore's pet and user bodies are). */

@@ -3,6 +3,7 @@ import { authorizationHeader } from '../../access/authorization-header.ts'
 import { wrongCredentialForV2 } from '../../access/credential-kinds.ts'
 import { countFailedAttempt } from '../../access/failed-attempts.ts'
 import { assertScope } from '../../access/scope-check.ts'
+import type { Scope } from '../../access/scopes.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import type { RateLimiter } from '../../http/rate-limiter.ts'
 import type { KeyAuthenticator } from '../../keys/keys-service.ts'
@@ -24,6 +25,12 @@ declare module 'fastify' {
 
 /** Route config of the operations the Petstore document leaves without security (see above). */
 export const UNDECLARED_SECURITY = { undeclaredSecurity: true } as const
+
+/** An operation's OpenAPI `security` entry: the Petstore's OAuth scheme, with the scope it needs. */
+export const oauthScope = (scope: Scope) => ({ petstore_auth: [scope] })
+
+/** The Petstore's `api_key` header, which a few of its operations take beside the token. */
+export const API_KEY_HEADER = { api_key: [] }
 
 /** RFC 6750 §3: a request with no credentials gets the bare challenge, without an error code. */
 export const BEARER_CHALLENGE = 'Bearer'

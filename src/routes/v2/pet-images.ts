@@ -12,6 +12,7 @@ import {
   IMAGE_LIMIT_BYTES,
 } from '../../pets/images-service.ts'
 import { IMAGE_NAME_PATTERN } from '../../pets/pet-images.ts'
+import { oauthScope } from './authentication.ts'
 import { PetIdV2Params, UploadImageBody } from './pet-schemas.ts'
 import type { ApiResponse } from './pet-views.ts'
 import { checkPetIdParam } from './pets.ts'
@@ -51,7 +52,7 @@ export async function v2PetImageRoutes(
         summary: 'uploads an image',
         description: `Multipart field \`file\`: a JPEG, PNG, GIF or WebP image of at most ${UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB. It is stored and its URL added to the pet's photoUrls.`,
         tags,
-        security: [{ petstore_auth: ['write:pets'] }],
+        security: [oauthScope('write:pets')],
         consumes: ['multipart/form-data'],
         params: PetIdV2Params,
         body: UploadImageBody,

@@ -18,6 +18,7 @@ import {
   updatePet,
 } from '../../pets/pets-service.ts'
 import { assertJson, assertValid, splitList } from './assertions.ts'
+import { API_KEY_HEADER, oauthScope } from './authentication.ts'
 import { exactIdOf, invalidId, parseId, parseNewId } from './int64.ts'
 import { fieldsFromV2, type PetInput } from './pet-input.ts'
 import {
@@ -32,8 +33,6 @@ import { type ApiResponse, toPetV2 } from './pet-views.ts'
 import { v2Problems } from './problems.ts'
 
 const tags = ['pet']
-const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
-const API_KEY = { api_key: [] }
 
 /** At most this many pets in one findByStatus / findByTags answer (the Petstore does not page). */
 export const FIND_LIMIT = 1000
@@ -63,7 +62,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Answers 200 with the pet as stored (the Petstore declares 200). With an `id` (1 to 2^53 − 1, per account), creates the pet with that id, or replaces your pet with that id as PUT does (the same rules; its version moves on); without one (or null), the id is assigned. 400 "Invalid ID supplied" for an id out of range. Takes `Idempotency-Key`.',
         tags,
-        security: [OAUTH('write:pets')],
+        security: [oauthScope('write:pets')],
         headers: IdempotencyHeaders,
         body: PetV2Body,
         response: { 200: Type.Ref('Pet'), ...v2Problems(400, 409, 413, 415, 422) },
@@ -109,7 +108,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Replaces the Petstore fields of the pet named by `id` (absent `category`, `tags`, `status` are cleared from the v2 view); `ownerId`, `species` and `breed` change only when sent. 400 "Invalid ID supplied", 404 "Pet not found", 422 "Validation exception" with `errors`. Takes `If-Match`.',
         tags,
-        security: [OAUTH('write:pets')],
+        security: [oauthScope('write:pets')],
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         body: PetV2Body,
         response: { 200: Type.Ref('Pet'), ...v2Problems(400, 404, 409, 412, 413, 415, 422) },
@@ -141,7 +140,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Finds pets by status',
         description: `Repeat \`status\` or send a comma-separated list. Oldest first, at most ${FIND_LIMIT}.`,
         tags,
-        security: [OAUTH('read:pets')],
+        security: [oauthScope('read:pets')],
         querystring: FindByStatusQuery,
         response: { 200: Type.Array(Type.Ref('Pet')), ...v2Problems() },
       },
@@ -171,7 +170,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Finds pets by tags',
         description: `Pets with at least one of the tag names. Repeat \`tags\` or send a comma-separated list. Oldest first, at most ${FIND_LIMIT}.`,
         tags,
-        security: [OAUTH('read:pets')],
+        security: [oauthScope('read:pets')],
         querystring: FindByTagsQuery,
         response: { 200: Type.Array(Type.Ref('Pet')), ...v2Problems() },
       },
@@ -197,7 +196,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Find pet by ID',
         description: 'Takes an OAuth token or an API key in the `api_key` header.',
         tags,
-        security: [API_KEY, OAUTH('read:pets')],
+        security: [API_KEY_HEADER, oauthScope('read:pets')],
         params: PetIdV2Params,
         response: { 200: Type.Ref('Pet'), ...v2Problems(404) },
       },
@@ -219,7 +218,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'updatePetWithForm',
         summary: 'Updates a pet in the store with form data',
         tags,
-        security: [OAUTH('write:pets')],
+        security: [oauthScope('write:pets')],
         consumes: ['application/x-www-form-urlencoded'],
         params: PetIdV2Params,
         body: PetFormBody,
@@ -253,7 +252,7 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Deletes a pet',
         description: 'Takes an OAuth token or an API key in the `api_key` header, and `If-Match`.',
         tags,
-        security: [API_KEY, OAUTH('write:pets')],
+        security: [API_KEY_HEADER, oauthScope('write:pets')],
         params: PetIdV2Params,
         headers: Type.Object({
           api_key: Type.Optional(Type.String()),
@@ -272,5 +271,3 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
     },
   )
 }
-
-export { FIND_LIMIT as V2_FIND_LIMIT }

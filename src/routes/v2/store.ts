@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
-import { fieldErrors, listedErrors, moreText } from '../../errors/error-handler.ts'
+import { type AjvError, fieldErrors, listedErrors, moreText } from '../../errors/validation-errors.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { ORDER_DEFAULTS, type OrderFields } from '../../orders/order.ts'
@@ -9,7 +9,7 @@ import { deleteOrder, getOrder, orderNotFound, placeOrder } from '../../orders/o
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { countPetsByStatus } from '../../pets/pets-service.ts'
 import { assertJson } from './assertions.ts'
-import { UNDECLARED_SECURITY } from './authentication.ts'
+import { API_KEY_HEADER, oauthScope, UNDECLARED_SECURITY } from './authentication.ts'
 import { exactIdOf, parseId, parseNewId } from './int64.ts'
 import { OrderIdV2Params, OrderV2Body, type OrderV2Input } from './order-schemas.ts'
 import { toOrderV2 } from './order-views.ts'
@@ -18,7 +18,6 @@ import type { ApiResponse } from './pet-views.ts'
 import { v2Problems } from './problems.ts'
 
 const tags = ['store']
-const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
 const TOKEN_NOTE =
   'The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.'
 
@@ -42,9 +41,7 @@ function orderIdOf(body: unknown): number | undefined {
 
 /** The Petstore's one answer to a bad order, 400 "Invalid Order", listing every field at fault. */
 function assertValidOrder(request: FastifyRequest): void {
-  const validation = (
-    request.validationError as { validation?: Parameters<typeof fieldErrors>[0] } | undefined
-  )?.validation
+  const validation = (request.validationError as { validation?: AjvError[] } | undefined)?.validation
   if (validation === undefined) return
   const all = fieldErrors(validation)
   const { errors, omitted } = listedErrors(all)
@@ -85,7 +82,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'A map of status to the number of your pets in it. Takes an API key in `api_key`, or an OAuth token.',
         tags,
-        security: [{ api_key: [] }, OAUTH('read:pets')],
+        security: [API_KEY_HEADER, oauthScope('read:pets')],
         response: { 200: InventorySchema, ...v2Problems() },
       },
     },
@@ -106,7 +103,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Place an order for a pet',
         description: `With an \`id\` (1 to 2^53−1), creates your order with that id or replaces your order that has it (fields left out take their defaults: quantity 1, status placed, complete false, no shipDate); without one, an id is assigned. \`petId\` must be a pet of your account. 400 "Invalid Order" names the fields at fault. Takes \`Idempotency-Key\`. ${TOKEN_NOTE}`,
         tags,
-        security: [OAUTH('write:orders')],
+        security: [oauthScope('write:orders')],
         headers: IdempotencyHeaders,
         body: OrderV2Body,
         response: { 200: Type.Ref('Order'), ...v2Problems(409, 413, 415) },
@@ -141,7 +138,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Find purchase order by ID',
         description: `Any id of an order of your account (the sample server's 1–10 does not apply). 400 "Invalid ID supplied", 404 "Order not found". ${TOKEN_NOTE}`,
         tags,
-        security: [OAUTH('read:orders')],
+        security: [oauthScope('read:orders')],
         params: OrderIdV2Params,
         response: { 200: Type.Ref('Order'), ...v2Problems(404) },
       },
@@ -164,7 +161,7 @@ export async function v2StoreRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Delete purchase order by ID',
         description: `400 "Invalid ID supplied", 404 "Order not found". Takes \`If-Match\`. ${TOKEN_NOTE}`,
         tags,
-        security: [OAUTH('write:orders')],
+        security: [oauthScope('write:orders')],
         params: OrderIdV2Params,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         response: { 200: Type.Ref('ApiResponse'), ...v2Problems(404, 412) },

@@ -8,7 +8,7 @@ import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-cre
 import type { UserFields } from '../../users/user.ts'
 import { saveUserByUsername } from '../../users/users-service.ts'
 import { assertJson, assertValid } from './assertions.ts'
-import { UNDECLARED_SECURITY } from './authentication.ts'
+import { oauthScope, UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { assertUsernameAllowed, fieldsFromV2, withoutPassword } from './user-fields.ts'
 import {
@@ -18,7 +18,7 @@ import {
   type UserV2CreateBody,
 } from './user-schemas.ts'
 import { toUserV2 } from './user-views.ts'
-import { OAUTH, USER_TAGS } from './users.ts'
+import { USER_TAGS } from './users.ts'
 
 type Item = Static<typeof UserV2CreateBody>
 
@@ -137,7 +137,7 @@ export async function v2UserBatchRoutes(fastify: FastifyInstance): Promise<void>
           summary: 'Creates list of users with given input array',
           description: `Each user is created, or replaced when your account has its username, as \`POST /v2/user\` does: all of them in one transaction, or none. At most ${MAX_USERS_PER_BATCH} users, of which at most ${MAX_PASSWORDS_PER_BATCH} with a \`password\`; a username or id may appear once. A problem names the item at fault (\`[3].username\`). Passwords are hashed one after another (about 0.15 s each), and no more once the client has gone. Answers 200 with the users as stored. Takes \`Idempotency-Key\`.`,
           tags: USER_TAGS,
-          security: [OAUTH('write:users')],
+          security: [oauthScope('write:users')],
           headers: IdempotencyHeaders,
           body: UserV2Batch,
           response: { 200: Type.Array(Type.Ref('User')), ...v2Problems(409, 413, 415, 422) },

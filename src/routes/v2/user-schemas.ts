@@ -8,8 +8,9 @@ const Short = (description: string) => Type.String({ maxLength: LIMITS.shortText
 /** Users in one createWithArray / createWithList request. */
 export const MAX_USERS_PER_BATCH = 100
 /**
- * Of those, users with a `password`: each costs a scrypt derivation (~0.15 s of a core), so one
- * request's hashing stays within about 1.5 s, whatever the account sends.
+ * Of those, users with a `password`: each costs a scrypt derivation, the service's costliest
+ * work (src/accounts/password-work.ts), so one request's hashing stays bounded, whatever the
+ * account sends.
  */
 export const MAX_PASSWORDS_PER_BATCH = 10
 

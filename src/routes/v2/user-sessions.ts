@@ -1,10 +1,10 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { LOGIN_SESSION_SECONDS, logInUser } from '../../users/user-login.ts'
-import { UNDECLARED_SECURITY } from './authentication.ts'
+import { oauthScope, UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { LoginQuery } from './user-schemas.ts'
-import { OAUTH, USER_TAGS } from './users.ts'
+import { USER_TAGS } from './users.ts'
 
 const INT32_MAX = 2_147_483_647
 
@@ -35,7 +35,7 @@ export async function v2UserSessionRoutes(fastify: FastifyInstance): Promise<voi
         summary: 'Logs user into the system',
         description: `Checks the password of the user of your account with this username. Answers 200 with a session string (\`logged in user session:\` and random text: it grants nothing, every call still takes the bearer token), \`X-Rate-Limit\` (your account's calls per hour) and \`X-Expires-After\` (${LOGIN_SESSION_SECONDS / 60} minutes on). A wrong password and an unknown username both answer 400 "Invalid username/password supplied"; failed logins are limited (10 per username and 20 per address in 15 minutes, then 429).`,
         tags: USER_TAGS,
-        security: [OAUTH('read:users')],
+        security: [oauthScope('read:users')],
         querystring: LoginQuery,
         response: {
           200: Type.String({
@@ -77,7 +77,7 @@ export async function v2UserSessionRoutes(fastify: FastifyInstance): Promise<voi
         description:
           'Nothing to end (login keeps no session); answers 200 `{"code":200,"type":"unknown","message":"ok"}`.',
         tags: USER_TAGS,
-        security: [OAUTH('read:users')],
+        security: [oauthScope('read:users')],
         response: { 200: Type.Ref('ApiResponse'), ...v2Problems() },
       },
     },

@@ -7,14 +7,13 @@ import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-cre
 import { assertOwnsNoPets } from '../../pets/pets-service.ts'
 import { deleteUser, getUserByUsername, saveUserByUsername, updateUser } from '../../users/users-service.ts'
 import { assertJson, assertValid } from './assertions.ts'
-import { UNDECLARED_SECURITY } from './authentication.ts'
+import { oauthScope, UNDECLARED_SECURITY } from './authentication.ts'
 import { v2Problems } from './problems.ts'
 import { assertUsernameAllowed, fieldsFromV2, type UserV2Body, withoutPassword } from './user-fields.ts'
 import { UsernameParams, UserV2CreateBody, UserV2UpdateBody } from './user-schemas.ts'
 import { toUserV2 } from './user-views.ts'
 
 export const USER_TAGS = ['user']
-export const OAUTH = (scope: string) => ({ petstore_auth: [scope] })
 
 /**
  * The Petstore document declares no security on /user operations; ours need the bearer token,
@@ -61,7 +60,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Creates the user named by `username`, or replaces the Petstore fields of the user of your account that has it (as the Petstore does, so a test suite can run twice); answers 200 with the user. `id` is kept when sent (409 when another user has it), else assigned. `password` is stored hashed, never shown, and left as it was when absent. Takes `Idempotency-Key`.',
         tags: USER_TAGS,
-        security: [OAUTH('write:users')],
+        security: [oauthScope('write:users')],
         headers: IdempotencyHeaders,
         body: UserV2CreateBody,
         response: { 200: Type.Ref('User'), ...v2Problems(409, 413, 415, 422) },
@@ -113,7 +112,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getUserByName',
         summary: 'Get user by user name',
         tags: USER_TAGS,
-        security: [OAUTH('read:users')],
+        security: [oauthScope('read:users')],
         params: UsernameParams,
         response: {
           200: Type.Ref('User'),
@@ -142,7 +141,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Replaces the Petstore fields of the user; a `username` in the body renames it (409 when another user has that one), `id` changes its id (409 likewise), `password` changes only when sent. Takes `If-Match`.',
         tags: USER_TAGS,
-        security: [OAUTH('write:users')],
+        security: [oauthScope('write:users')],
         params: UsernameParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         body: UserV2UpdateBody,
@@ -183,7 +182,7 @@ export async function v2UserRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Delete user',
         description: 'Refused with 409 while pets name the user as their owner. Takes `If-Match`.',
         tags: USER_TAGS,
-        security: [OAUTH('write:users')],
+        security: [oauthScope('write:users')],
         params: UsernameParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
         response: {
