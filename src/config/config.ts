@@ -41,6 +41,8 @@ export interface Config {
   responseBufferBytes: number
   /** PostgreSQL: connections each process's pool opens at most. */
   dbPoolSize: number
+  /** PostgreSQL: connections the background work's own pool (webhooks, purges, the event poller) opens at most. */
+  dbBackgroundPoolSize: number
   /** PostgreSQL: seconds to get a connection from the pool (opening one included). */
   dbConnectTimeoutSeconds: number
   /** PostgreSQL: seconds a statement may run, or a transaction sit idle. */
@@ -229,6 +231,12 @@ export const CONFIG_OPTIONS: readonly Option[] = [
     default: '10',
     description:
       "PostgreSQL: connections each process's pool opens at most (times instances and workers: mind the server's `max_connections`).",
+  },
+  {
+    env: 'DB_BACKGROUND_POOL_SIZE',
+    default: '2',
+    description:
+      "PostgreSQL: connections each process's background pool opens at most: the webhook deliveries, the purges and the event streams' poller, kept apart from the requests' pool so that neither can starve the other (each process opens up to `DB_POOL_SIZE` + `DB_BACKGROUND_POOL_SIZE`; times instances and workers: mind the server's `max_connections`).",
   },
   {
     env: 'DB_CONNECT_TIMEOUT_SECONDS',
@@ -516,6 +524,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpWriteTimeoutSeconds: seconds('HTTP_WRITE_TIMEOUT_SECONDS', 1, 3600),
     responseBufferBytes: integer('RESPONSE_BUFFER_BYTES', 1024 * 1024, 2 ** 40),
     dbPoolSize: integer('DB_POOL_SIZE', 1, 1000),
+    dbBackgroundPoolSize: integer('DB_BACKGROUND_POOL_SIZE', 1, 100),
     dbConnectTimeoutSeconds: seconds('DB_CONNECT_TIMEOUT_SECONDS', 0.1, 600),
     dbStatementTimeoutSeconds: seconds('DB_STATEMENT_TIMEOUT_SECONDS', 0.1, 3600),
     dbLockTimeoutSeconds: seconds('DB_LOCK_TIMEOUT_SECONDS', 0.01, 3600),

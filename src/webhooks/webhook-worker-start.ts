@@ -22,7 +22,9 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     done()
   })
   const worker = new DeliveryWorker({
-    db: database.db,
+    // Its own connections on PostgreSQL (see DatabaseHandle.background): a floor of progress
+    // however many requests wait for the main pool.
+    db: database.background,
     box: webhooks.box,
     clock: webhooks.clock,
     resolve: webhooks.resolve,
@@ -35,7 +37,7 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     requestsReceived: () => received,
     ...(app.metrics === undefined
       ? {}
-      : { observer: registerWebhookMetrics(app.metrics, database.db, webhooks.clock) }),
+      : { observer: registerWebhookMetrics(app.metrics, database.background, webhooks.clock) }),
   })
   worker.start()
   return worker
