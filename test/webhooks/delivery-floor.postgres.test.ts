@@ -113,7 +113,7 @@ describeDb(
         server.child.kill('SIGTERM')
         expect(await server.exited).toBe(0)
       }
-    })
+    }, 90_000)
   },
   { directOnly: "it counts the service's sessions on PostgreSQL, which are the pooler's there" },
 )
