@@ -44,6 +44,7 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
     backgroundTraceRatio: config.tracing.backgroundRatio ?? 0,
     timeouts,
     poolSize: config.dbPoolSize,
+    backgroundPoolSize: config.dbBackgroundPoolSize,
     pooler: poolerSettings(config),
     // A connection lost outside any request: the pool replaces it; say so, and carry on.
     onConnectionError: (error) => log?.warn({ err: { message: error.message } }, 'database connection lost'),
@@ -183,7 +184,11 @@ function logLegacyImages(log: FastifyBaseLogger, images: LegacyImport): void {
   }
 }
 
-/** The webhooks worker, the idempotency-key purge and the events retention purge. */
+/**
+ * The webhooks worker, the idempotency-key purge and the events retention purge, on the
+ * database's background connections (DB_BACKGROUND_POOL_SIZE): requests that take every
+ * connection of the main pool cannot stop them.
+ */
 function startBackgroundJobs(
   server: FastifyInstance,
   database: DatabaseHandle,
@@ -193,14 +198,14 @@ function startBackgroundJobs(
 
   const purge = setInterval(
     () => {
-      purgeExpiredIdempotencyKeys(database.db).catch((error: unknown) =>
+      purgeExpiredIdempotencyKeys(database.background).catch((error: unknown) =>
         server.log.warn({ err: error }, 'idempotency purge failed'),
       )
     },
     60 * 60 * 1000,
   )
   purge.unref()
-  const retention = new EventsRetention(database.db, {
+  const retention = new EventsRetention(database.background, {
     days: config.eventsRetentionDays,
     batch: 1000,
     maxBatchesPerRun: 100,

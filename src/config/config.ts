@@ -252,6 +252,13 @@ const SERVICE_OPTIONS = {
       "PostgreSQL: connections each process's pool opens at most (times instances and workers: mind the server's `max_connections`).",
     parse: integer(1, 1000),
   },
+  dbBackgroundPoolSize: {
+    env: 'DB_BACKGROUND_POOL_SIZE',
+    default: '2',
+    description:
+      "PostgreSQL: connections each process's background pool opens at most: the webhook deliveries, the purges and the event streams' poller, kept apart from the requests' pool so that neither can starve the other (each process opens up to `DB_POOL_SIZE` + `DB_BACKGROUND_POOL_SIZE`; times instances and workers: mind the server's `max_connections`).",
+    parse: integer(1, 100),
+  },
   dbConnectTimeoutSeconds: {
     env: 'DB_CONNECT_TIMEOUT_SECONDS',
     default: '5',

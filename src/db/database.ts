@@ -16,6 +16,14 @@ export type Dialect = 'sqlite' | 'postgres'
 
 export interface DatabaseHandle {
   db: Kysely<Database>
+  /**
+   * For the work outside requests (the webhooks worker, the purges, the event streams' poller).
+   * On PostgreSQL with a background pool (DatabaseOptions.backgroundPoolSize) it has connections
+   * of its own: requests holding every connection of the main pool would otherwise stop it, and
+   * it could take connections the requests wait for. Elsewhere it is `db` (SQLite has one writer,
+   * shared through its group commit).
+   */
+  background: Kysely<Database>
   dialect: Dialect
   /** Per-account ids for new records (account-ids.ts); one per handle, as its blocks are. */
   ids: AccountIds
@@ -27,6 +35,8 @@ export interface DatabaseHandle {
   groupCommit?: GroupCommitMonitor
   /** For PostgreSQL only: the pool, for its connection and queue counts. */
   pool?: pg.Pool
+  /** For PostgreSQL with a background pool only: that pool, for its counts. */
+  backgroundPool?: pg.Pool
   /** For PostgreSQL only: the pooler in front of it, for another handle on the same database. */
   pooler?: PoolerSettings
   close(): Promise<void>
@@ -35,6 +45,8 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
+  /** PostgreSQL: connections of the background work's own pool; absent, it shares the main one. */
+  backgroundPoolSize?: number
   /** OpenTelemetry: a span for every query and transaction of a request (absent: no tracing, no cost). */
   tracer?: Tracer
   /** OpenTelemetry: the share (0 to 1) of the work outside requests traced too (TRACES_BACKGROUND_RATIO). */
@@ -126,6 +138,7 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   const ids = new AccountIds(db, { postgres: false })
   return {
     db,
+    background: db,
     dialect: 'sqlite',
     ids,
     location: `sqlite:${path}`,
@@ -138,30 +151,43 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
   const pooler = options.pooler ?? { pooler: 'none', preparedStatements: true }
-  const pool = createPostgresPool(databaseUrl, {
-    poolSize: options.poolSize ?? 10,
-    connectTimeoutMs: timeouts.connectMs,
-    statementTimeoutMs: timeouts.statementMs,
-    lockTimeoutMs: timeouts.lockMs,
-    ...pooler,
-    onConnectionError: options.onConnectionError ?? (() => {}),
-    onWarning: options.onWarning ?? (() => {}),
-  })
-  const db = new Kysely<Database>({
-    dialect: traced(new CurrentSchemaPostgresDialect({ pool }), 'postgresql', options),
-  })
+  const open = (poolSize: number) => {
+    const pool = createPostgresPool(databaseUrl, {
+      poolSize,
+      connectTimeoutMs: timeouts.connectMs,
+      statementTimeoutMs: timeouts.statementMs,
+      lockTimeoutMs: timeouts.lockMs,
+      ...pooler,
+      onConnectionError: options.onConnectionError ?? (() => {}),
+      onWarning: options.onWarning ?? (() => {}),
+    })
+    const db = new Kysely<Database>({
+      dialect: traced(new CurrentSchemaPostgresDialect({ pool }), 'postgresql', options),
+    })
+    return { db, pool: pool.pg }
+  }
+  const main = open(options.poolSize ?? 10)
+  const background = options.backgroundPoolSize === undefined ? undefined : open(options.backgroundPoolSize)
   const url = new URL(databaseUrl)
   url.password = ''
   url.username = ''
-  const ids = new AccountIds(db, { postgres: true })
+  const ids = new AccountIds(main.db, { postgres: true })
   return {
-    db,
+    db: main.db,
+    background: background?.db ?? main.db,
     dialect: 'postgres',
     ids,
     location: url.toString(),
-    pool: pool.pg,
+    pool: main.pool,
+    ...(background === undefined ? {} : { backgroundPool: background.pool }),
     pooler,
-    close: () => closeGivingIdsBack(db, ids),
+    close: async () => {
+      try {
+        await closeGivingIdsBack(main.db, ids)
+      } finally {
+        await background?.db.destroy()
+      }
+    },
   }
 }
 

@@ -112,35 +112,44 @@ function registerRequestMetrics(app: FastifyInstance, registry: Registry): void 
 }
 
 function registerDatabaseMetrics(app: FastifyInstance, registry: Registry, database: DatabaseHandle): void {
-  // Named after OpenTelemetry's database client metrics (db.client.connection.*).
-  const pool = database.pool
-  if (pool !== undefined) {
+  // Named after OpenTelemetry's database client metrics (db.client.connection.*); `pool` is its
+  // pool name: the requests' pool, and the background work's (DB_BACKGROUND_POOL_SIZE).
+  const pools = [
+    ...(database.pool === undefined ? [] : [{ name: 'requests', pool: database.pool }]),
+    ...(database.backgroundPool === undefined ? [] : [{ name: 'background', pool: database.backgroundPool }]),
+  ]
+  if (pools.length > 0) {
     new Gauge({
       name: 'db_client_connections',
-      help: 'PostgreSQL pool connections, by state (idle or used).',
-      labelNames: ['state'],
+      help: 'PostgreSQL pool connections, by pool (requests or background) and state (idle or used).',
+      labelNames: ['pool', 'state'],
       registers: [registry],
       collect() {
-        this.set({ state: 'idle' }, pool.idleCount)
-        this.set({ state: 'used' }, pool.totalCount - pool.idleCount)
+        for (const { name, pool } of pools) {
+          this.set({ pool: name, state: 'idle' }, pool.idleCount)
+          this.set({ pool: name, state: 'used' }, pool.totalCount - pool.idleCount)
+        }
       },
     })
     new Gauge({
       name: 'db_client_connections_max',
-      help: 'Largest number of connections the PostgreSQL pool opens.',
+      help: 'Largest number of connections each PostgreSQL pool opens, by pool (requests or background).',
+      labelNames: ['pool'],
       registers: [registry],
       collect() {
-        this.set(pool.options.max)
+        for (const { name, pool } of pools) this.set({ pool: name }, pool.options.max)
       },
     })
   }
   const monitor = database.groupCommit
   new Gauge({
     name: 'db_client_connection_pending_requests',
-    help: 'Queries or transactions waiting for a connection (PostgreSQL) or for the SQLite writer.',
+    help: 'Queries or transactions waiting for a connection (PostgreSQL, by pool) or for the SQLite writer.',
+    labelNames: ['pool'],
     registers: [registry],
     collect() {
-      this.set(pool?.waitingCount ?? monitor?.waiting() ?? 0)
+      if (pools.length === 0) this.set(monitor?.waiting() ?? 0)
+      for (const { name, pool } of pools) this.set({ pool: name }, pool.waitingCount)
     },
   })
   if (monitor === undefined) return

@@ -4,8 +4,9 @@ import { DeliveryWorker } from './delivery-worker.ts'
 import { registerWebhookMetrics } from './webhook-metrics.ts'
 
 /**
- * Starts the webhooks worker. The caller stops it (`stop()`: no more claims, the sends under
- * way finish, each cut at the timeout) when the app closes, before closing the database.
+ * Starts the webhooks worker once the app is ready. The caller stops it (`stop()`: no more
+ * claims, the sends under way finish, each cut at the timeout) when the app closes, before
+ * closing the database.
  */
 export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandle): DeliveryWorker {
   const { config, webhooks } = app.deps
@@ -22,7 +23,9 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     done()
   })
   const worker = new DeliveryWorker({
-    db: database.db,
+    // Its own connections on PostgreSQL (see DatabaseHandle.background): a floor of progress
+    // however many requests wait for the main pool.
+    db: database.background,
     box: webhooks.box,
     clock: webhooks.clock,
     resolve: webhooks.resolve,
@@ -35,8 +38,10 @@ export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandl
     requestsReceived: () => received,
     ...(app.metrics === undefined
       ? {}
-      : { observer: registerWebhookMetrics(app.metrics, database.db, webhooks.clock) }),
+      : { observer: registerWebhookMetrics(app.metrics, database.background, webhooks.clock) }),
   })
-  worker.start()
+  // Not before: its first round opens a connection of the background pool, and the boot's own
+  // work could hold the event loop past DB_CONNECT_TIMEOUT_SECONDS while that connection opens.
+  app.addHook('onReady', async () => worker.start())
   return worker
 }

@@ -155,6 +155,7 @@ describe('configuration', () => {
       httpRequestTimeoutSeconds: 30,
       httpKeepAliveTimeoutSeconds: 72,
       dbPoolSize: 10,
+      dbBackgroundPoolSize: 2,
       dbConnectTimeoutSeconds: 5,
       dbStatementTimeoutSeconds: 10,
       dbLockTimeoutSeconds: 5,
@@ -166,6 +167,8 @@ describe('configuration', () => {
     expect(loadConfig({ DB_LOCK_TIMEOUT_SECONDS: '0.25' }).dbLockTimeoutSeconds).toBe(0.25)
     expect(loadConfig({ DB_POOL_SIZE: '25' }).dbPoolSize).toBe(25)
     expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/DB_POOL_SIZE/)
+    expect(loadConfig({ DB_BACKGROUND_POOL_SIZE: '4' }).dbBackgroundPoolSize).toBe(4)
+    expect(() => loadConfig({ DB_BACKGROUND_POOL_SIZE: '0' })).toThrow(/DB_BACKGROUND_POOL_SIZE/)
     let problems: string[] = []
     try {
       loadConfig({

@@ -91,8 +91,13 @@ describeDb(
         })
 
         it('starts and answers 220 creates with 201 in session mode (DB_POOLER=session), named statements on', async () => {
-          // In session mode each connection of the service holds a server connection of the pool.
-          const server = await serve('session', { DB_POOLER: 'session', DB_POOL_SIZE: '5' })
+          // In session mode each connection of the service holds a server connection of the pool:
+          // the requests' and the background work's together are the pool's five.
+          const server = await serve('session', {
+            DB_POOLER: 'session',
+            DB_POOL_SIZE: '3',
+            DB_BACKGROUND_POOL_SIZE: '2',
+          })
           try {
             expect(await creates(server)).toEqual({ 201: 220 })
             expect(warningsAbout(server, 'DB_PREPARED_STATEMENTS')).toEqual([])

@@ -36,7 +36,8 @@ const POLL_INTERVAL_MS = 250
 export async function v1EventRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { db, config } = app.deps
-  const poller = new EventPoller(db, {
+  // On the background connections: a saturated main pool would stall every open stream.
+  const poller = new EventPoller(app.deps.database.background, {
     intervalMs: POLL_INTERVAL_MS,
     batch: 500,
     onError: (error) => app.log.warn({ err: error }, 'could not read new events for the event streams'),
