@@ -122,7 +122,7 @@ export async function createPetClaimingKey(
 
 /**
  * createPet and createPetClaimingKey for one new pet, as createOnceAtomic
- * (src/idempotency/idempotent-create.ts) runs them; the route adds its response.
+ * (src/routes/idempotent-create.ts) runs them; the route adds its response.
  */
 export function petCreation(
   accountId: string,
