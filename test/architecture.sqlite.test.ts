@@ -53,7 +53,7 @@ describe('the architecture check', () => {
         "export const a = (db) => db.selectFrom('pets').innerJoin('users as u', 'u.id', 'pets.owner_id')",
         "export const b = (db) => db.insertInto('events').values({})",
         'export const c = sql`(delete from pet_images where pet_id in (select id from updated_pet))`',
-        "export const d = sql`(insert into idempotency_keys (key) select ${'k'} from key_wait_bounded)`",
+        `export const d = sql\`(insert into idempotency_keys (key) select \${'k'} from key_wait_bounded)\``,
         '// A comment may name webhook_deliveries: select 1 from webhook_attempts',
       ].join('\n'),
       'webhooks/webhooks-repository.ts':
