@@ -1,10 +1,12 @@
 // The layer check: keeps src/ free of folder-level import cycles and of imports that run up a
-// layer, keeps route files short and repositories private to their feature. Run by `npm run check`
-// (and so by CI); docs/ARCHITECTURE.md explains the layers.
+// layer, keeps route files short, repositories private to their feature, every table named only
+// by the feature that owns it, and HTTP (Fastify) above the domain. Run by `npm run check` (and so
+// by CI); docs/ARCHITECTURE.md explains the layers.
 //
 // Imports are read with TypeScript's own pre-processor (`ts.preProcessFile`), which sees
-// `import`, `export … from`, `import type` and dynamic `import()` alike. Only relative
-// specifiers matter: packages are not part of the layer map.
+// `import`, `export … from`, `import type` and dynamic `import()` alike. Relative specifiers make
+// the layer map; of packages only Fastify's matter (the HTTP rule). Table names are read from the
+// text with comments left out: the query builder's table arguments and raw SQL alike.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +43,47 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   },
 ]
 
+/**
+ * Which feature owns each table: only files of that folder name it, in SQL text or in the query
+ * builder; another feature reaches the rows through the owner's module (a statement fragment,
+ * such as idempotency/key-claim-statement.ts, is such a module). `db/` is not checked: it holds
+ * the table types, the migrations and the per-account id sequences.
+ */
+export const TABLE_OWNERS: Readonly<Record<string, string>> = {
+  accounts: 'accounts',
+  account_sequences: 'db',
+  api_keys: 'keys',
+  dashboard_sessions: 'dashboard',
+  events: 'events',
+  idempotency_keys: 'idempotency',
+  oauth_clients: 'oauth',
+  oauth_keys: 'oauth',
+  oauth_revocations: 'oauth',
+  oauth_store: 'oauth',
+  orders: 'orders',
+  pet_images: 'pets',
+  pets: 'pets',
+  sign_in_attempts: 'sign-in',
+  users: 'users',
+  webhook_attempts: 'webhooks',
+  webhook_cursors: 'webhooks',
+  webhook_deliveries: 'webhooks',
+  webhook_endpoints: 'webhooks',
+}
+
+/**
+ * The folders that know nothing of HTTP: every domain folder, and the platform's own that are
+ * not HTTP plumbing. The platform's `http/` (request hooks), `errors/` (the problem+json handler)
+ * and `observability/` (request metrics and spans) exist to attach to Fastify, and stay free to.
+ */
+export const HTTP_FREE_FOLDERS: readonly string[] = [
+  ...LAYERS.find((layer) => layer.name === 'domain')!.folders,
+  'db',
+  'config',
+  'lib',
+  'schemas',
+]
+
 /** Longest route file allowed, in lines: past it a file holds more than one resource's routes. */
 export const MAX_ROUTE_FILE_LINES = 300
 
@@ -64,6 +107,10 @@ interface SourceFile {
   file: string
   folder: string
   imports: string[]
+  /** Package specifiers imported: `fastify`, `kysely`, `node:fs`. */
+  packages: string[]
+  /** The text without its comments. */
+  code: string
   lines: number
 }
 
@@ -94,14 +141,67 @@ function readSources(root: string): SourceFile[] {
   return listTypeScriptFiles(root).map((full) => {
     const text = readFileSync(full, 'utf8')
     const file = path.relative(root, full).split(path.sep).join('/')
-    const imports = ts
-      .preProcessFile(text, true, true)
-      .importedFiles.map((ref) => ref.fileName)
-      .filter((spec) => spec.startsWith('./') || spec.startsWith('../'))
+    const specifiers = ts.preProcessFile(text, true, true).importedFiles.map((ref) => ref.fileName)
+    const relative = (spec: string) => spec.startsWith('./') || spec.startsWith('../')
+    const imports = specifiers
+      .filter(relative)
       .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)))
       .filter((target) => !target.startsWith('../'))
-    return { file, folder: folderOf(file), imports, lines: text.split('\n').length - 1 }
+    const packages = specifiers.filter((spec) => !relative(spec))
+    return {
+      file,
+      folder: folderOf(file),
+      imports,
+      packages,
+      code: withoutComments(text),
+      lines: text.split('\n').length - 1,
+    }
   })
+}
+
+/** The source text with its comments blanked out (strings and template text kept). */
+function withoutComments(text: string): string {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text)
+  // What each open `{` belongs to: a block, or a template's `${`, whose `}` resumes the template.
+  const braces: ('block' | 'template')[] = []
+  let out = ''
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.OpenBraceToken) braces.push('block')
+    else if (kind === ts.SyntaxKind.TemplateHead) braces.push('template')
+    else if (kind === ts.SyntaxKind.CloseBraceToken && braces.pop() === 'template') {
+      kind = scanner.reScanTemplateToken(false)
+      if (kind === ts.SyntaxKind.TemplateMiddle) braces.push('template')
+    }
+    const comment =
+      kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia
+    out += comment ? ' ' : scanner.getTokenText()
+  }
+  return out
+}
+
+/**
+ * The tables a file names: the query builder's table arguments (`selectFrom('events')`,
+ * `insertInto('events as e')`, a join's), a table-qualified column (`'events.seq'`), and in raw
+ * SQL a table after from, join, into or update.
+ */
+export function tablesNamed(code: string): string[] {
+  const found = new Set<string>()
+  const add = (name: string | undefined) => {
+    if (name !== undefined && Object.hasOwn(TABLE_OWNERS, name)) found.add(name)
+  }
+  const builder =
+    /\b(?:selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin|crossJoin|table)\(\s*['"`]([a-z_]+)/g
+  for (const match of code.matchAll(builder)) add(match[1])
+  for (const match of code.matchAll(/['"`]([a-z_]+)\.[a-z_*]+['"`]/g)) add(match[1])
+  for (const match of code.matchAll(/\b(?:from|join|into|update)\s+"?([a-z_]+)"?/gi)) add(match[1])
+  return [...found].sort()
+}
+
+/** What ties a file to HTTP: an import of Fastify (or a Fastify plugin), or its request or reply types. */
+function httpTies(source: SourceFile): string[] {
+  const ties = source.packages.filter((spec) => spec === 'fastify' || spec.startsWith('@fastify/'))
+  for (const match of source.code.matchAll(/\b(Fastify(?:Request|Reply|Instance))\b/g)) ties.push(match[1]!)
+  return [...new Set(ties)].sort()
 }
 
 /** Strongly connected components of the folder graph (Tarjan); each one larger than a folder is a cycle. */
@@ -168,6 +268,17 @@ export function findViolations(root: string): string[] {
     }
     if (isRouteFile(source.file) && source.lines > MAX_ROUTE_FILE_LINES) {
       violations.push(`route-size: src/${source.file} (${source.lines} lines)`)
+    }
+    if (source.folder !== 'db') {
+      for (const table of tablesNamed(source.code)) {
+        const owner = TABLE_OWNERS[table]!
+        if (owner !== source.folder) {
+          violations.push(`table: src/${source.file} names ${table} (owned by src/${owner}/)`)
+        }
+      }
+    }
+    if (HTTP_FREE_FOLDERS.includes(source.folder)) {
+      for (const tie of httpTies(source)) violations.push(`http: src/${source.file} uses ${tie}`)
     }
   }
   for (const component of folderCycles(edges)) violations.push(`cycle: ${component.join(', ')}`)

@@ -39,11 +39,14 @@ import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerMetrics, registerRedisMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
 import { registerOAuth } from './routes/oauth/index.ts'
+import type {} from './routes/request-principal.ts'
 import { v1Api } from './routes/v1/index.ts'
 import { v2Api } from './routes/v2/index.ts'
 import { systemClock } from './webhooks/clock.ts'
+import { DeliveryWorker } from './webhooks/delivery-worker.ts'
 import { loadSecretBox } from './webhooks/secrets-key.ts'
 import { resolveWithDns } from './webhooks/url-policy.ts'
+import { registerWebhookMetrics } from './webhooks/webhook-metrics.ts'
 import type { WebhooksContext } from './webhooks/webhooks-service.ts'
 
 /** What routes need, built once per app and shared. */
@@ -199,6 +202,49 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(dashboard, { prefix: '/dashboard', oauth })
   await app.register(v2Api, { prefix: '/v2', oauth, keys, failedAttempts: limiters.failedAuth, ...rateLimit })
   return app
+}
+
+/**
+ * Starts the webhooks worker (src/webhooks/delivery-worker.ts) once the app is ready. The caller stops it
+ * (`stop()`: no more claims, the sends under way finish, each cut at the timeout) when the app
+ * closes, before closing the database.
+ */
+export function startWebhookWorker(app: FastifyInstance, database: DatabaseHandle): DeliveryWorker {
+  const { config, webhooks } = app.deps
+  if (config.webhooks.allowInsecure) {
+    app.log.warn(
+      'WEBHOOKS_ALLOW_INSECURE=true: webhook endpoints may use http and loopback or private addresses. For local development only; never in production.',
+    )
+  }
+  // Counted as they arrive, not as they are answered: requests the worker starves of the loop
+  // still count, so starving them cannot look like a quiet process (see CpuShare).
+  let received = 0
+  app.addHook('onRequest', (_request, _reply, done) => {
+    received++
+    done()
+  })
+  const worker = new DeliveryWorker({
+    // Its own connections on PostgreSQL (see DatabaseHandle.background): a floor of progress
+    // however many requests wait for the main pool.
+    db: database.background,
+    box: webhooks.box,
+    clock: webhooks.clock,
+    resolve: webhooks.resolve,
+    insecure: webhooks.insecure,
+    timeoutMs: config.webhooks.timeoutSeconds * 1000,
+    concurrencyPerEndpoint: config.webhooks.concurrencyPerEndpoint,
+    concurrencyPerAccount: config.webhooks.concurrencyPerAccount,
+    disableAfterDays: config.webhooks.disableAfterDays,
+    log: app.log.child({ component: 'webhooks' }),
+    requestsReceived: () => received,
+    ...(app.metrics === undefined
+      ? {}
+      : { observer: registerWebhookMetrics(app.metrics, database.background, webhooks.clock) }),
+  })
+  // Not before: its first round opens a connection of the background pool, and the boot's own
+  // work could hold the event loop past DB_CONNECT_TIMEOUT_SECONDS while that connection opens.
+  app.addHook('onReady', async () => worker.start())
+  return worker
 }
 
 /** Authorization requests per client address: 30 at once, then one every 2 s (README, Limits). */

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import { buildApp } from './app.ts'
+import { buildApp, startWebhookWorker } from './app.ts'
 import { type Config, checkServeConfig } from './config/config.ts'
 import { type DatabaseHandle, databaseTimeouts, openDatabase, poolerSettings } from './db/database.ts'
 import { migrateAtStart } from './db/migrate.ts'
@@ -12,7 +12,6 @@ import { onStopSignals } from './lib/stop-signals.ts'
 import { answerClusterMetrics, listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, type LegacyImport, legacyUploadDir } from './pets/legacy-images-import.ts'
-import { startWebhookWorker } from './webhooks/webhook-worker-start.ts'
 import { purgeFinishedDeliveriesBefore } from './webhooks/webhooks-service.ts'
 
 /** A worker of `serve --workers N` (src/admin-cli/workers.ts): what it does and leaves alone. */

@@ -46,6 +46,50 @@ describe('the architecture check', () => {
     ])
   })
 
+  it("reports a file that names another feature's table, in the query builder or in raw SQL", () => {
+    const root = sourceTree({
+      'pets/pets-repository.ts': [
+        "import { sql } from 'kysely'",
+        "export const a = (db) => db.selectFrom('pets').innerJoin('users as u', 'u.id', 'pets.owner_id')",
+        "export const b = (db) => db.insertInto('events').values({})",
+        'export const c = sql`(delete from pet_images where pet_id in (select id from updated_pet))`',
+        `export const d = sql\`(insert into idempotency_keys (key) select \${'k'} from key_wait_bounded)\``,
+        '// A comment may name webhook_deliveries: select 1 from webhook_attempts',
+      ].join('\n'),
+      'webhooks/webhooks-repository.ts':
+        "export const e = (db) => db.selectFrom('webhook_endpoints').select('events.seq')",
+      'db/migrations/2026-01-01-events.ts': "export const f = (db) => db.schema.createTable('events')",
+    })
+    expect(findViolations(root)).toEqual([
+      'table: src/pets/pets-repository.ts names events (owned by src/events/)',
+      'table: src/pets/pets-repository.ts names idempotency_keys (owned by src/idempotency/)',
+      'table: src/pets/pets-repository.ts names users (owned by src/users/)',
+      'table: src/webhooks/webhooks-repository.ts names events (owned by src/events/)',
+    ])
+  })
+
+  it('reports Fastify, or a request or reply, below the routes (domain and non-HTTP platform folders)', () => {
+    const root = sourceTree({
+      'idempotency/idempotent-create.ts':
+        "import type { FastifyReply, FastifyRequest } from 'fastify'\nexport type R = FastifyReply",
+      'webhooks/worker-start.ts': "import type { FastifyInstance } from 'fastify'",
+      'access/scope-check.ts': "declare module 'fastify' { interface FastifyRequest { principal: null } }",
+      'lib/form.ts': "import formbody from '@fastify/formbody'",
+      'http/request-id.ts': "import type { FastifyInstance } from 'fastify'",
+      'routes/idempotent-create.ts': "import type { FastifyReply } from 'fastify'",
+      'pets/pets-service.ts': '// Not a FastifyRequest: the route hands the fields over.',
+    })
+    expect(findViolations(root)).toEqual([
+      'http: src/access/scope-check.ts uses FastifyRequest',
+      'http: src/idempotency/idempotent-create.ts uses FastifyReply',
+      'http: src/idempotency/idempotent-create.ts uses FastifyRequest',
+      'http: src/idempotency/idempotent-create.ts uses fastify',
+      'http: src/lib/form.ts uses @fastify/formbody',
+      'http: src/webhooks/worker-start.ts uses FastifyInstance',
+      'http: src/webhooks/worker-start.ts uses fastify',
+    ])
+  })
+
   it('fails on a violation the known list does not name, and on a listed one that is gone', () => {
     const root = sourceTree({
       'http/etag.ts': "import '../lib/time.ts'",

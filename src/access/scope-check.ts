@@ -2,16 +2,6 @@ import { ApiError } from '../errors/api-error.ts'
 import { hasScope, type Principal } from './principal.ts'
 import type { Scope } from './scopes.ts'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null
-  }
-  interface FastifyContextConfig {
-    /** The scope an operation needs; checked after authentication. */
-    scope?: Scope
-  }
-}
-
 /**
  * 403 insufficient_scope naming the scope the operation needs, for API keys and OAuth tokens
  * alike. `headers` lets the v2 API add its RFC 6750 §3.1 challenge.

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import { isPostgres } from '../db/dialect.ts'
 import type { AccountsTable, Db } from '../db/schema.ts'
 import { newId } from '../lib/ids.ts'
 import { nowIso } from '../lib/time.ts'
@@ -57,4 +58,15 @@ export function isEmail(value: string): boolean {
 
 export async function setAccountPassword(db: Db, accountId: string, passwordHash: string): Promise<void> {
   await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute()
+}
+
+/**
+ * Makes the account's writes that call this take turns until the caller's transaction ends (the
+ * uploads of images, against the account's quota). PostgreSQL only (NO KEY UPDATE leaves the
+ * foreign-key checks of the account's other writes alone); SQLite runs one write transaction at
+ * a time already.
+ */
+export async function lockAccount(db: Db, accountId: string): Promise<void> {
+  if (!isPostgres(db)) return
+  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute()
 }

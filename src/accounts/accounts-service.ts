@@ -13,6 +13,7 @@ export {
   findOrCreateAccount,
   insertAccount,
   isEmail,
+  lockAccount,
   normaliseEmail,
   setAccountPassword,
 } from './accounts-repository.ts'

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import { emailOfAccount } from '../accounts/account-statements.ts'
 import type { DashboardSessionsTable, Db } from '../db/schema.ts'
 
 /** The dashboard_sessions table: one row per signed-in browser (sessions.ts says what is kept). */
@@ -15,14 +16,15 @@ export async function findLiveSession(
   idHash: string,
   now: string,
 ): Promise<(SessionRow & { email: string }) | undefined> {
-  return db
+  const row = await db
     .selectFrom('dashboard_sessions')
-    .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
     .selectAll('dashboard_sessions')
-    .select('accounts.email')
+    .select(emailOfAccount('dashboard_sessions.account_id').as('email'))
     .where('dashboard_sessions.id_hash', '=', idHash)
     .where('dashboard_sessions.expires_at', '>', now)
     .executeTakeFirst()
+  // A session outlives no account (its rows cascade), but an email is all the caller may trust.
+  return row?.email == null ? undefined : { ...row, email: row.email }
 }
 
 export async function deleteSession(db: Db, idHash: string): Promise<void> {

@@ -4,9 +4,16 @@ import { type EventRow, type EventToRecord, newEventRow } from './event.ts'
 import { type EventFilter, EventFilterError, parseInstant, parseTypeFilter } from './event-filter.ts'
 import { type EventListQuery, findEvent, insertEvent, listEvents } from './events-repository.ts'
 
-export type { EventToRecord, EventType } from './event.ts'
-// For the readers that follow the events in order, in this folder and in webhooks/ (seq-holes.ts).
-export { openEventWriters } from './events-repository.ts'
+export type { EventRow, EventToRecord, EventType } from './event.ts'
+// For the readers that follow the events in order, in this folder and in webhooks/ (seq-holes.ts,
+// the webhooks' fan-out), and for a resend of one event.
+export {
+  eventsAfter,
+  eventsWithSeq,
+  findEvent,
+  lastEventSeq,
+  openEventWriters,
+} from './events-repository.ts'
 export { SeqHoles } from './seq-holes.ts'
 export { newEventRow }
 

@@ -1,4 +1,3 @@
-import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 
 export interface NewImage {
@@ -66,17 +65,6 @@ export async function imageBytesOfAccount(db: Db, accountId: string): Promise<nu
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow()
   return Number(row.used)
-}
-
-/**
- * Makes the account's uploads take turns until the caller's transaction ends, so two uploads
- * cannot both fit under the quota on their own and exceed it together. PostgreSQL only (NO KEY
- * UPDATE leaves the foreign-key checks of the account's other writes alone); SQLite runs one
- * write transaction at a time already.
- */
-export async function lockAccountImages(db: Db, accountId: string): Promise<void> {
-  if (!isPostgres(db)) return
-  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute()
 }
 
 /** Deletes the pet's images whose names are not in `keep`; answers how many went. */

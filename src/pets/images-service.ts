@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { lockAccount } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { nowIso } from '../lib/time.ts'
 import { LIMITS } from '../schemas/common.ts'
-import {
-  findImageInfo,
-  imageBytesOfAccount,
-  insertImage,
-  lockAccountImages,
-  readImageBytes,
-} from './images-repository.ts'
+import { findImageInfo, imageBytesOfAccount, insertImage, readImageBytes } from './images-repository.ts'
 import type { Pet } from './pet.ts'
 import { imageTypeOf, imageUrl } from './pet-images.ts'
 import { getPet, updatePet } from './pets-service.ts'
@@ -79,7 +74,9 @@ export async function addPetImage(db: Db, image: NewPetImage): Promise<{ url: st
       { param: 'file' },
     )
   }
-  await lockAccountImages(db, accountId)
+  // The account's uploads take turns until the transaction ends, so two cannot each fit under
+  // the quota on their own and exceed it together.
+  await lockAccount(db, accountId)
   const pet = await getPet(db, accountId, petId)
   assertRoomForPhoto(pet)
   const used = await imageBytesOfAccount(db, accountId)

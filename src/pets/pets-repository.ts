@@ -2,7 +2,9 @@ import { type Insertable, type QueryCreator, type Selectable, sql } from 'kysely
 import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Database, Db, PetsTable } from '../db/schema.ts'
 import type { NewEventRow } from '../events/event.ts'
+import { type EventArgs, eventArgs, insertEventFor } from '../events/event-statements.ts'
 import { type KeyClaimArgs, withKeyClaimed } from '../idempotency/key-claim-statement.ts'
+import { userExists } from '../users/user-statements.ts'
 import type { Pet, PetFields } from './pet.ts'
 import type { PetStatus } from './pet-status.ts'
 
@@ -106,48 +108,8 @@ export async function insertPet(
   return row === undefined ? undefined : toPet(row)
 }
 
-/** The event row of a one-statement change, as that statement's parameters. */
-interface EventArgs {
-  event_id: string
-  event_account_id: string
-  event_type: string
-  event_object_id: string
-  event_data: string
-  event_previous_attributes: string | null
-  event_created_at: string
-}
-
-function eventArgs(event: NewEventRow): EventArgs {
-  return {
-    event_id: event.id,
-    event_account_id: event.account_id,
-    event_type: event.type,
-    event_object_id: event.object_id,
-    event_data: event.data,
-    event_previous_attributes: event.previous_attributes ?? null,
-    event_created_at: event.created_at,
-  }
-}
-
 /** The row type of a WITH sub-statement written in raw SQL that nothing selects from. */
 type CteRow = Record<string, unknown>
-
-/**
- * The insert of a change's event, one row per row the change's own sub-statement (`source`)
- * returned: a change that touched nothing records no event. (Raw SQL in a WITH brings its own
- * parentheses; Kysely adds them only around its builders.)
- */
-function insertEventFor(source: string, p: (name: keyof EventArgs) => unknown) {
-  return sql<CteRow>`(insert into events (id, account_id, type, object_id, data, previous_attributes, created_at)
-    select ${p('event_id')}, ${p('event_account_id')}, ${p('event_type')}, ${p('event_object_id')},
-      ${p('event_data')}, ${p('event_previous_attributes')}, ${p('event_created_at')}
-    from ${sql.table(source)})`
-}
-
-/** Whether the user `owner` is one of the account's: the owner check a write folds in. */
-function ownerExists(p: (name: 'account_id' | 'owner') => unknown) {
-  return sql<boolean>`exists (select 1 from users where users.account_id = ${p('account_id')} and users.id = ${p('owner')})`
-}
 
 type PetWithEventArgs = NewPetRow &
   EventArgs & {
@@ -198,7 +160,7 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
         qc
           .insertInto('pets')
           .columns(NEW_PET_COLUMNS)
-          .expression(qc.selectNoFrom(newPetValues(p)).$if(checkOwner, (q) => q.where(ownerExists(p))))
+          .expression(qc.selectNoFrom(newPetValues(p)).$if(checkOwner, (q) => q.where(userExists(p))))
           // As insertPetQuery: a taken id inserts nothing (and then no event either).
           .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
           .returningAll(),
@@ -207,7 +169,7 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
       .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
       .leftJoin('inserted_pet', (join) => join.onTrue())
       .selectAll('inserted_pet')
-      .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
+      .select((checkOwner ? userExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
 /** A new pet for a one-statement insert: the pet, and the event `eventOf` builds from it. */
@@ -266,7 +228,7 @@ function isPetIdTaken(error: unknown): boolean {
 const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimArgs, PetRow>(
   (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
   (checkOwner) => (db, p) =>
-    withKeyClaimed(db, p, checkOwner ? ownerExists(p) : sql<boolean>`true`)
+    withKeyClaimed(db, p, checkOwner ? userExists(p) : sql<boolean>`true`)
       .with('inserted_pet', (qc) =>
         qc
           .insertInto('pets')
@@ -411,7 +373,7 @@ const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWi
       db
         .with('updated_pet', (qc) =>
           updateAtVersion(qc, columns, p)
-            .$if(checkOwner, (q) => q.where(ownerExists(p)))
+            .$if(checkOwner, (q) => q.where(userExists(p)))
             .returningAll(),
         )
         .with('inserted_event', () => insertEventFor('updated_pet', p))
@@ -427,7 +389,7 @@ const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWi
         .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
         .leftJoin('updated_pet', (join) => join.onTrue())
         .selectAll('updated_pet')
-        .select((checkOwner ? ownerExists(p) : sql<boolean>`true`).as('owner_found')),
+        .select((checkOwner ? userExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
 /**

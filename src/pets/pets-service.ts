@@ -1,46 +1,40 @@
 import type { ReservedId } from '../db/account-ids.ts'
-import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
-import { type EventToRecord, newEventRow, recordEvent } from '../events/events-service.ts'
+import type { EventToRecord } from '../events/events-service.ts'
 import type { AtomicCreate, KeyToClaim } from '../idempotency/idempotency.ts'
 import { fieldChanges } from '../lib/field-diff.ts'
 import type { IfMatch } from '../lib/optimistic.ts'
 import { writeAtCurrentVersion } from '../lib/optimistic.ts'
 import { nowIso } from '../lib/time.ts'
-import { findUser } from '../users/users-service.ts'
-import { deleteImagesOfPetExcept } from './images-repository.ts'
 import type { Pet, PetFields } from './pet.ts'
 import { imageNamesIn } from './pet-images.ts'
 import { assertTransition } from './pet-status.ts'
 import { toPetV1 } from './pet-views.ts'
 import {
-  countPetsOfOwner,
-  deletePetAtVersion,
-  deletePetWithEvent,
-  findPet,
-  insertPet,
-  insertPetClaimingKey,
-  insertPetWithEvent,
-  listPets as listPetPage,
-  type NewPetInsert,
-  type PetListQuery,
-  updatePetAtVersion,
-  updatePetWithEvent,
-} from './pets-repository.ts'
+  type NewPet,
+  writeNewPet,
+  writeNewPetClaimingKey,
+  writePetDeletion,
+  writePetUpdate,
+} from './pet-writes.ts'
+import { countPetsOfOwner, findPet, listPets as listPetPage, type PetListQuery } from './pets-repository.ts'
 
 /**
- * The pet domain shared by v1 and v2: ownership checks, status rules and the event written with
- * every change. Every function takes the transaction its caller (the route) opened; on
- * PostgreSQL, createPet, updatePet and deletePet are atomic without one (each change and its
- * event are one statement, see src/db/atomic-write.ts).
+ * The pet domain shared by v1 and v2: each rule once (the owner is a user of the account, the
+ * default status, the status transitions, the version a write is made at, an uploaded image
+ * lives as long as a photo URL names it, the event of every change). How a change and its side
+ * effects reach each database is src/pets/pet-writes.ts's. Every function takes the transaction
+ * its caller (the route) opened; on PostgreSQL, createPet, updatePet and deletePet are atomic
+ * without one (each is one statement, see src/db/atomic-write.ts).
  */
 
 export function petNotFound(id: number | string): ApiError {
   return new ApiError('pet_not_found', `No pet with id ${id} exists in your account.`, { param: 'id' })
 }
 
-function ownerNotFound(ownerId: string): ApiError {
+/** The rule of every write that names an owner: the owner is a user of the pet's account. */
+function ownerNotFound(ownerId: string | null | undefined): ApiError {
   return new ApiError(
     'owner_not_found',
     `owner_id ${JSON.stringify(ownerId)} is not a user of your account; create the user first.`,
@@ -48,19 +42,12 @@ function ownerNotFound(ownerId: string): ApiError {
   )
 }
 
-async function assertOwner(db: Db, accountId: string, ownerId: string): Promise<void> {
-  if ((await findUser(db, accountId, ownerId)) === undefined) throw ownerNotFound(ownerId)
-}
-
 /**
  * Creates a pet with an assigned id: `id` was reserved (database.ids.reserve) before the
- * transaction `db` began.
- *
- * On PostgreSQL this is atomic without a transaction (routes call it through createOnceAtomic):
- * one statement checks the owner, inserts the pet and its `pet.created` event. Only when the id
- * was taken does it send more: the id's reservation past the collision, committed on its own
- * as every reservation is, and the insert again. On SQLite, which has no data-modifying WITH,
- * it takes a transaction as every write does.
+ * transaction `db` began. On PostgreSQL this is atomic without a transaction (routes call it
+ * through createOnceAtomic): the write is one statement (src/pets/pet-writes.ts). Only when the
+ * id was taken does it send more: the id's reservation past the collision, committed on its own
+ * as every reservation is, and the insert again.
  */
 export async function createPet(
   db: Db,
@@ -68,39 +55,32 @@ export async function createPet(
   fields: PetFields & { name: string },
   id: ReservedId,
 ): Promise<Pet> {
-  if (isPostgres(db)) {
-    const insertWithId = newPetInsert(accountId, fields, nowIso())
-    return id.insert(db, async (n) => {
-      const { pet, ownerFound } = await insertPetWithEvent(db, insertWithId(n))
-      if (!ownerFound && fields.ownerId != null) throw ownerNotFound(fields.ownerId)
-      return pet
-    })
-  }
-  const values = { ...fields, status: fields.status ?? 'available' }
-  if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
-  const at = nowIso()
-  const pet = await id.insert(db, (n) => insertPet(db, accountId, n, values, at))
-  await recordEvent(db, petCreated(accountId, pet, at))
-  return pet
+  const newPetWithId = newPet(accountId, fields, nowIso())
+  return id.insert(db, async (n) => {
+    const { pet, ownerFound } = await writeNewPet(db, newPetWithId(n))
+    if (!ownerFound) throw ownerNotFound(fields.ownerId)
+    return pet
+  })
 }
 
-/** PostgreSQL's one-statement insert of a new pet and its `pet.created` event, for the id tried. */
-function newPetInsert(
-  accountId: string,
-  fields: PetFields & { name: string },
-  at: string,
-): (id: number) => NewPetInsert {
+/** A new pet with the id tried: the default status, and its `pet.created` event. */
+function newPet(accountId: string, fields: PetFields & { name: string }, at: string): (id: number) => NewPet {
   const values = { ...fields, status: fields.status ?? 'available' }
-  const eventOf = (created: Pet) => newEventRow(petCreated(accountId, created, at))
-  return (id) => ({ accountId, id, fields: values, at, eventOf })
+  return (id) => ({
+    accountId,
+    id,
+    fields: values,
+    at,
+    eventOf: (created) => petCreated(accountId, created, at),
+  })
 }
 
-/** What insertPetClaimingKey's caller makes of an answer that claimed nothing. */
+/** What writeNewPetClaimingKey's caller makes of an answer that claimed nothing. */
 const NOT_CLAIMED = Symbol('not claimed')
 
 /**
  * PostgreSQL only: createPet with an Idempotency-Key claimed, and its response stored, in the
- * create's one statement (insertPetClaimingKey). Undefined when the key was not claimed, or the
+ * create's one statement (writeNewPetClaimingKey). Undefined when the key was not claimed, or the
  * owner is not the account's: nothing was written, and the caller's transactional claim tells
  * a replay from a refusal.
  */
@@ -111,9 +91,9 @@ export async function createPetClaimingKey(
   id: ReservedId,
   key: KeyToClaim<Pet>,
 ): Promise<Pet | undefined> {
-  const insertWithId = newPetInsert(accountId, fields, nowIso())
+  const newPetWithId = newPet(accountId, fields, nowIso())
   const outcome = await id.insert(db, async (n) => {
-    const inserted = await insertPetClaimingKey(db, insertWithId(n), (created) => key.argsFor(created))
+    const inserted = await writeNewPetClaimingKey(db, newPetWithId(n), (created) => key.argsFor(created))
     // id.insert tries the next id on undefined: only for a taken id.
     return inserted === 'id taken' ? undefined : (inserted ?? NOT_CLAIMED)
   })
@@ -122,7 +102,7 @@ export async function createPetClaimingKey(
 
 /**
  * createPet and createPetClaimingKey for one new pet, as createOnceAtomic
- * (src/idempotency/idempotent-create.ts) runs them; the route adds its response.
+ * (src/routes/idempotent-create.ts) runs them; the route adds its response.
  */
 export function petCreation(
   accountId: string,
@@ -150,13 +130,9 @@ export async function savePetWithId(
     if ((await findPet(db, accountId, id)) !== undefined) {
       return { pet: await updatePet(db, accountId, id, fields), created: false }
     }
-    if (fields.ownerId != null) await assertOwner(db, accountId, fields.ownerId)
-    const at = nowIso()
-    const pet = await insertPet(db, accountId, id, { ...fields, status: fields.status ?? 'available' }, at)
-    if (pet !== undefined) {
-      await recordEvent(db, petCreated(accountId, pet, at))
-      return { pet, created: true }
-    }
+    const { pet, ownerFound } = await writeNewPet(db, newPet(accountId, fields, nowIso())(id))
+    if (!ownerFound) throw ownerNotFound(fields.ownerId)
+    if (pet !== undefined) return { pet, created: true }
     // A concurrent request created this very pet between the read and the insert: replace it.
   }
 }
@@ -187,12 +163,8 @@ const COMPARED: (keyof PetFields)[] = [
 /**
  * Changes a pet at its current version. `change` is the fields, or a function of the pet as it is
  * when written (retried with the newer pet when another writer got there first), for a change
- * that builds on what is stored, such as adding a photo URL to the list.
- *
- * On PostgreSQL the write is one statement after the read: the update at the version read, the
- * new owner's check, the pruning of images no photo URL names any more and the `pet.updated`
- * event (src/pets/pets-repository.ts, updatePetWithEvent). SQLite runs them one by one in the
- * caller's transaction.
+ * that builds on what is stored, such as adding a photo URL to the list. On PostgreSQL the write
+ * is one statement after the read (src/pets/pet-writes.ts).
  */
 export async function updatePet(
   db: Db,
@@ -232,24 +204,9 @@ export async function updatePet(
       })
       // An uploaded image lives only as long as a photo URL of its pet names it.
       const keepImages = changes.photoUrls === undefined ? undefined : imageNamesIn(changes.photoUrls)
-      if (isPostgres(db)) {
-        const written = await updatePetWithEvent(
-          db,
-          current,
-          changes,
-          at,
-          (updated) => newEventRow(eventOf(updated)),
-          keepImages,
-        )
-        if (!written.ownerFound && changes.ownerId != null) throw ownerNotFound(changes.ownerId)
-        return written.pet
-      }
-      if (changes.ownerId != null) await assertOwner(db, accountId, changes.ownerId)
-      const updated = await updatePetAtVersion(db, accountId, id, current.version, changes, at)
-      if (updated === undefined) return undefined
-      if (keepImages !== undefined) await deleteImagesOfPetExcept(db, accountId, id, keepImages)
-      await recordEvent(db, eventOf(updated))
-      return updated
+      const written = await writePetUpdate(db, { current, changes, at, eventOf, keepImages })
+      if (!written.ownerFound) throw ownerNotFound(changes.ownerId)
+      return written.pet
     },
   })
 }
@@ -278,16 +235,7 @@ export async function deletePet(db: Db, accountId: string, id: number, ifMatch?:
         object: toPetV1(current),
         at: nowIso(),
       }
-      // Its uploaded images go with it (pet_images.pet_id cascades, migration 2026-11-23T03-images).
-      // On PostgreSQL the delete and its event are one statement.
-      if (isPostgres(db)) {
-        return (await deletePetWithEvent(db, accountId, id, current.version, newEventRow(event)))
-          ? current
-          : undefined
-      }
-      if (!(await deletePetAtVersion(db, accountId, id, current.version))) return undefined
-      await recordEvent(db, event)
-      return current
+      return (await writePetDeletion(db, current, event)) ? current : undefined
     },
   })
 }

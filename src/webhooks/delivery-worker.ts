@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/schema.ts'
 import { newId } from '../lib/ids.ts'
 import type { Clock } from './clock.ts'
@@ -15,6 +14,11 @@ import type { DeliveryObserver } from './webhook-metrics.ts'
 import * as repo from './webhooks-repository.ts'
 import { signingSecrets } from './webhooks-service.ts'
 
+/** Where the worker reports what went wrong (the app's logger fits). */
+export interface WorkerLog {
+  warn(details: object, message: string): void
+}
+
 export interface DeliveryWorkerOptions {
   db: Db
   box: SecretBox
@@ -26,7 +30,7 @@ export interface DeliveryWorkerOptions {
   /** Deliveries this instance sends at once for one account, all its endpoints together. */
   concurrencyPerAccount: number
   disableAfterDays: number
-  log: FastifyBaseLogger
+  log: WorkerLog
   /** Requests this process has received so far: the worker yields to them (see CpuShare). */
   requestsReceived?: () => number
   /** How the worker yields to requests (default: a CpuShare over requestsReceived). */

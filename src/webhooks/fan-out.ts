@@ -1,6 +1,13 @@
 import { isPostgres } from '../db/dialect.ts'
 import type { Db } from '../db/schema.ts'
-import { openEventWriters, SeqHoles } from '../events/events-service.ts'
+import {
+  type EventRow,
+  eventsAfter,
+  eventsWithSeq,
+  lastEventSeq,
+  openEventWriters,
+  SeqHoles,
+} from '../events/events-service.ts'
 import { newId } from '../lib/ids.ts'
 import type { Clock } from './clock.ts'
 import { eventPayload } from './event-payload.ts'
@@ -34,11 +41,7 @@ export class FanOut {
   /** One round of at most `batch` new events; how many events it read. */
   async run(batch: number): Promise<number> {
     // Nothing new since the last round (a read, off the writer): no transaction.
-    if (
-      this.#holes.size === 0 &&
-      this.#scannedTo >= 0 &&
-      (await repo.maxEventSeq(this.db)) <= this.#scannedTo
-    )
+    if (this.#holes.size === 0 && this.#scannedTo >= 0 && (await lastEventSeq(this.db)) <= this.#scannedTo)
       return 0
     const outcome = await this.db.transaction().execute(async (trx) => {
       const cursor = await repo.lockCursor(trx, repo.FAN_OUT_CURSOR)
@@ -54,9 +57,10 @@ export class FanOut {
         holes = this.#holes.clone()
       }
       holes.narrow(await openEventWriters(trx))
-      const events = await repo.eventsAfter(trx, scannedTo, holes.seqs(), batch)
+      // The new events, and those numbered earlier that were being waited for (the holes).
+      const newer = await eventsAfter(trx, scannedTo, batch)
+      const events = [...(await eventsWithSeq(trx, holes.seqs())), ...newer]
       holes.resolve(events.filter((e) => e.seq <= scannedTo).map((e) => e.seq))
-      const newer = events.filter((e) => e.seq > scannedTo)
       holes.note(
         scannedTo,
         newer.map((e) => e.seq),
@@ -76,11 +80,7 @@ export class FanOut {
     return outcome.read
   }
 
-  private async deliveriesFor(
-    db: Db,
-    events: repo.EventRowForDelivery[],
-    now: number,
-  ): Promise<repo.NewDelivery[]> {
+  private async deliveriesFor(db: Db, events: EventRow[], now: number): Promise<repo.NewDelivery[]> {
     if (events.length === 0) return []
     const endpoints = await repo.enabledEndpointsOf(db, [...new Set(events.map((e) => e.account_id))])
     if (endpoints.length === 0) return []

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { Db } from '../db/schema.ts'
 import type { Clock } from './clock.ts'
-import { deliveryBacklog } from './webhooks-repository.ts'
+import { deliveryBacklog } from './webhooks-service.ts'
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed'
 

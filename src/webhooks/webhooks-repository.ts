@@ -144,72 +144,18 @@ export async function endpointsByIds(db: Db, ids: readonly string[]): Promise<En
   return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
 }
 
-// --- events (read for the fan-out and resends) ----------------------------------------------
-
-export type EventRowForDelivery = {
-  seq: number
-  id: string
-  account_id: string
-  type: string
-  object_id: string
-  data: string
-  previous_attributes: string | null
-  created_at: string
-}
-
-export async function findEventOfAccount(
-  db: Db,
-  accountId: string,
-  id: string,
-): Promise<EventRowForDelivery | undefined> {
-  return db
-    .selectFrom('events')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-}
-
-/** Events after `afterSeq` (by seq, at most `limit`), and any of the `alsoSeqs` (gaps being waited for). */
-export async function eventsAfter(
-  db: Db,
-  afterSeq: number,
-  alsoSeqs: readonly number[],
-  limit: number,
-): Promise<EventRowForDelivery[]> {
-  const newer = await db
-    .selectFrom('events')
-    .selectAll()
-    .where('seq', '>', afterSeq)
-    .orderBy('seq', 'asc')
-    .limit(limit)
-    .execute()
-  if (alsoSeqs.length === 0) return newer
-  const filled = await db.selectFrom('events').selectAll().where('seq', 'in', alsoSeqs).execute()
-  return [...filled, ...newer]
-}
-
-/** The highest seq of any event (0 when none). */
-export async function maxEventSeq(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('events')
-    .select((eb) => eb.fn.max('seq').as('max'))
-    .executeTakeFirst()
-  return Number(row?.max ?? 0)
-}
-
 // --- backlog (metrics) ------------------------------------------------------------------
 
 /**
  * What waits to be delivered, all accounts together: open deliveries (pending or retrying), the
  * earliest due time of an enabled endpoint's (of the first `endpoints` endpoints with open
- * deliveries, see endpointsWithOpenDeliveries), and the events not yet fanned out (seq numbers
- * past the fan-out cursor: an estimate, holes included).
+ * deliveries, see endpointsWithOpenDeliveries), and the fan-out cursor (the events past it are
+ * not yet fanned out).
  */
 export async function deliveryBacklog(
   db: Db,
   endpoints: number,
-): Promise<{ open: number; oldestDueAt: string | null; eventsWaiting: number }> {
+): Promise<{ open: number; oldestDueAt: string | null; fanOutCursor: number | undefined }> {
   const open = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -225,8 +171,11 @@ export async function deliveryBacklog(
     .select('seq')
     .where('name', '=', FAN_OUT_CURSOR)
     .executeTakeFirst()
-  const waiting = cursor === undefined ? 0 : (await maxEventSeq(db)) - Number(cursor.seq)
-  return { open: Number(open?.n ?? 0), oldestDueAt, eventsWaiting: Math.max(0, waiting) }
+  return {
+    open: Number(open?.n ?? 0),
+    oldestDueAt,
+    fanOutCursor: cursor === undefined ? undefined : Number(cursor.seq),
+  }
 }
 
 // --- fan-out cursor ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
+import { findEvent, lastEventSeq } from '../events/events-service.ts'
 import { newId, newTimeOrderedId } from '../lib/ids.ts'
 import type { Clock } from './clock.ts'
 import { eventPayload, testEventPayload } from './event-payload.ts'
@@ -228,7 +229,7 @@ export async function resend(
   eventId: string,
 ): Promise<void> {
   const endpoint = await getEndpoint(db, accountId, endpointId)
-  const event = await repo.findEventOfAccount(db, accountId, eventId)
+  const event = await findEvent(db, accountId, eventId)
   if (event === undefined)
     throw new ApiError('event_not_found', `No event ${eventId} in your account.`, { param: 'event_id' })
   const at = new Date(ctx.clock.now()).toISOString()
@@ -288,3 +289,17 @@ export async function sendTestEvent(
 
 // The delivery log's retention, run with the events' (src/events/events-retention.ts, src/server.ts).
 export { purgeFinishedDeliveriesBefore } from './webhooks-repository.ts'
+
+/**
+ * What waits to be delivered, all accounts together (the metrics' gauges): open deliveries, the
+ * earliest due time of the first `endpoints` endpoints with open deliveries, and the events not
+ * yet fanned out (seq numbers past the fan-out cursor: an estimate, holes included).
+ */
+export async function deliveryBacklog(
+  db: Db,
+  endpoints: number,
+): Promise<{ open: number; oldestDueAt: string | null; eventsWaiting: number }> {
+  const { open, oldestDueAt, fanOutCursor } = await repo.deliveryBacklog(db, endpoints)
+  const waiting = fanOutCursor === undefined ? 0 : (await lastEventSeq(db)) - fanOutCursor
+  return { open, oldestDueAt, eventsWaiting: Math.max(0, waiting) }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startWebhookWorker } from '../../src/webhooks/webhook-worker-start.ts'
+import { startWebhookWorker } from '../../src/app.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { petctl } from '../helpers/petctl.ts'

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startWebhookWorker } from '../../src/webhooks/webhook-worker-start.ts'
+import { startWebhookWorker } from '../../src/app.ts'
 import { endpointFailed } from '../../src/webhooks/webhooks-repository.ts'
 import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
 import {

@@ -3,7 +3,6 @@ import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor } from '../../http/replies.ts'
-import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { ORDER_DEFAULTS, type OrderFields } from '../../orders/order.ts'
 import { toOrderV1 } from '../../orders/order-views.ts'
 import {
@@ -15,7 +14,8 @@ import {
   updateOrder,
 } from '../../orders/orders-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
-import { parseId } from '../v2/int64.ts'
+import { createOnce, IdempotencyHeaders } from '../idempotent-create.ts'
+import { parseId } from '../ids.ts'
 import { readFormFields } from './form-fields.ts'
 import {
   CreateOrderBody,
@@ -39,7 +39,7 @@ const formFields = readFormFields({
 })
 
 /**
- * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/v2/int64.ts):
+ * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/ids.ts):
  * 400 unless digits within int64, 404 for one no order can have.
  */
 async function checkIdParam(request: FastifyRequest): Promise<void> {

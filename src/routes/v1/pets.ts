@@ -4,12 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { runAtomicWrite } from '../../db/atomic-write.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
-import { createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
 import { deletePet, getPet, listPets, petCreation, petNotFound, updatePet } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
-import { parseId } from '../v2/int64.ts'
+import { createOnceAtomic, IdempotencyHeaders } from '../idempotent-create.ts'
+import { parseId } from '../ids.ts'
 import {
   CreatePetBody,
   DeletedPetSchema,
@@ -23,7 +23,7 @@ import {
 const tags = ['v1-pet']
 
 /**
- * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/v2/int64.ts),
+ * preValidation hook: the `id` path parameter by the API's one int64 rule (routes/ids.ts),
  * read before validation coerces it: 400 unless digits within int64, 404 for one no pet can have.
  */
 async function checkIdParam(request: FastifyRequest): Promise<void> {

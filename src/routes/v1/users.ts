@@ -4,12 +4,12 @@ import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
-import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { assertOwnsNoPets } from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { toUserV1, type UserFields } from '../../users/user.ts'
 import { usernameProblem } from '../../users/usernames.ts'
 import { createUser, deleteUser, getUser, listUsersOfAccount, updateUser } from '../../users/users-service.ts'
+import { createOnce, IdempotencyHeaders } from '../idempotent-create.ts'
 import {
   CreateUserBody,
   DeletedUserSchema,

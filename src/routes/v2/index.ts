@@ -6,8 +6,8 @@ import type { RateLimiter } from '../../http/rate-limiter.ts'
 import { registerValidation } from '../../http/validation.ts'
 import type { KeyAuthenticator } from '../../keys/keys-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
+import { rememberExactId } from '../ids.ts'
 import { bearerAuthentication } from './authentication.ts'
-import { rememberExactId } from './int64.ts'
 import { ORDER_V2_SCHEMAS } from './order-schemas.ts'
 import { UPLOAD_LIMIT_BYTES, v2PetImageRoutes } from './pet-images.ts'
 import { PET_V2_SCHEMAS } from './pet-schemas.ts'
@@ -38,7 +38,7 @@ export async function v2Api(v2: FastifyInstance, options: V2ApiOptions): Promise
   // (schema-controller.js). The same no-coercion body validator is set here again.
   for (const schema of [...PET_V2_SCHEMAS, ...USER_V2_SCHEMAS, ...ORDER_V2_SCHEMAS]) v2.addSchema(schema)
   registerValidation(v2)
-  // A PUT's int64 id is checked on its digits, not on a float (see int64.ts).
+  // A PUT's int64 id is checked on its digits, not on a float (see routes/ids.ts).
   v2.removeContentTypeParser('application/json')
   v2.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body)

@@ -26,7 +26,7 @@ export const OrderV2Schema = Type.Object(
 
 export type OrderV2 = Static<typeof OrderV2Schema>
 
-/** placeOrder's body. `id` is read by the route first (the one int64 rule, int64.ts). */
+/** placeOrder's body. `id` is read by the route first (the one int64 rule, routes/ids.ts). */
 export const OrderV2Body = Type.Object(
   {
     id: Type.Optional(

@@ -4,7 +4,6 @@ import { runAtomicWrite } from '../../db/atomic-write.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import type { StoredResponse } from '../../idempotency/idempotency.ts'
-import { createOnce, createOnceAtomic, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import type { Pet, PetFields } from '../../pets/pet.ts'
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.ts'
 import {
@@ -17,9 +16,10 @@ import {
   savePetWithId,
   updatePet,
 } from '../../pets/pets-service.ts'
+import { createOnce, createOnceAtomic, IdempotencyHeaders } from '../idempotent-create.ts'
+import { exactIdOf, invalidId, parseId, parseNewId } from '../ids.ts'
 import { assertJson, assertValid, splitList } from './assertions.ts'
 import { API_KEY_HEADER, oauthScope } from './authentication.ts'
-import { exactIdOf, invalidId, parseId, parseNewId } from './int64.ts'
 import { fieldsFromV2, type PetInput } from './pet-input.ts'
 import {
   FIND_VALUES_LIMIT,
@@ -38,7 +38,7 @@ const tags = ['pet']
 export const FIND_LIMIT = 1000
 
 /**
- * preValidation hook: the `petId` path parameter by the int64 rule (int64.ts), read before
+ * preValidation hook: the `petId` path parameter by the int64 rule (routes/ids.ts), read before
  * validation coerces it to a float that would blur ids past 2^53. Any id that passes is safe, so
  * the route reads the validated `request.params.petId` as is.
  */

@@ -3,14 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors/api-error.ts'
 import { type AjvError, fieldErrors, listedErrors, moreText } from '../../errors/validation-errors.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
-import { createOnce, IdempotencyHeaders } from '../../idempotency/idempotent-create.ts'
 import { ORDER_DEFAULTS, type OrderFields } from '../../orders/order.ts'
 import { deleteOrder, getOrder, orderNotFound, placeOrder } from '../../orders/orders-service.ts'
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { countPetsByStatus } from '../../pets/pets-service.ts'
+import { createOnce, IdempotencyHeaders } from '../idempotent-create.ts'
+import { exactIdOf, parseId, parseNewId } from '../ids.ts'
 import { assertJson } from './assertions.ts'
 import { API_KEY_HEADER, oauthScope, UNDECLARED_SECURITY } from './authentication.ts'
-import { exactIdOf, parseId, parseNewId } from './int64.ts'
 import { OrderIdV2Params, OrderV2Body, type OrderV2Input } from './order-schemas.ts'
 import { toOrderV2 } from './order-views.ts'
 import { InventorySchema } from './pet-schemas.ts'
@@ -22,7 +22,7 @@ const TOKEN_NOTE =
   'The Petstore declares no security here; this service needs an OAuth bearer token (401 without one): give your generated client the token as a default `Authorization: Bearer …` header.'
 
 /**
- * preValidation hook: the `orderId` path parameter by the int64 rule (int64.ts): 400 "Invalid ID
+ * preValidation hook: the `orderId` path parameter by the int64 rule (routes/ids.ts): 400 "Invalid ID
  * supplied" unless an integer within int64, 404 "Order not found" for one no order can have.
  */
 async function checkOrderIdParam(request: FastifyRequest): Promise<void> {
@@ -31,7 +31,7 @@ async function checkOrderIdParam(request: FastifyRequest): Promise<void> {
 
 /**
  * The order's own id, when the body names one: a JSON integer from 1 to 2^53−1, read on its
- * digits by the one rule for new ids (int64.ts); absent or null: one is assigned.
+ * digits by the one rule for new ids (routes/ids.ts); absent or null: one is assigned.
  */
 function orderIdOf(body: unknown): number | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined

@@ -1,6 +1,6 @@
 import { isInteger, LosslessNumber, parse as losslessParse } from 'lossless-json'
-import { MAX_ID } from '../../db/account-ids.ts'
-import { ApiError } from '../../errors/api-error.ts'
+import { MAX_ID } from '../db/account-ids.ts'
+import { ApiError } from '../errors/api-error.ts'
 
 /**
  * The one id rule of the API, for pets and users, in paths and in JSON bodies: an id is an

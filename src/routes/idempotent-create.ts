@@ -11,7 +11,7 @@ import {
   runIdempotentCreate,
   type StoredResponse,
   validateIdempotencyKey,
-} from './idempotency.ts'
+} from '../idempotency/idempotency.ts'
 
 /** The `Idempotency-Key` request header of every create, v1 and v2 (README, Idempotent retries). */
 export const IdempotencyHeaders = Type.Object({

@@ -1,0 +1,13 @@
+import { type RawBuilder, sql } from 'kysely'
+
+/**
+ * The accounts SQL that another feature's query embeds, so that it stays one query: the
+ * dashboard reads a session and its account's email together (src/dashboard/sessions-repository.ts).
+ */
+
+/** The email of the account whose id is in `accountIdColumn` (`table.column`); null if none. */
+export function emailOfAccount(accountIdColumn: string): RawBuilder<string | null> {
+  return sql<
+    string | null
+  >`(select accounts.email from accounts where accounts.id = ${sql.ref(accountIdColumn)})`
+}
