@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { createTestApp, useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
   accessToken,
@@ -22,16 +22,14 @@ async function post(app: FastifyInstance, path: string, client: TestClient, fiel
 }
 
 describeDb('OAuth revocation (RFC 7009) and introspection (RFC 7662)', () => {
-  let t: TestApp
   let client: TestClient
   let other: TestClient
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t, { scopes: ['read:pets', 'write:pets'] })
     other = await newClient(t)
   })
-  afterAll(() => t.close())
 
   it('introspects an active access token of the calling client', async () => {
     const token = await accessToken(t.app, client, 'read:pets')
