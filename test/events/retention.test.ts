@@ -3,6 +3,7 @@ import { EventsRetention } from '../../src/events/events-retention.ts'
 import { recordEvent } from '../../src/events/events-service.ts'
 import { useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse('2026-12-31T12:00:00.000Z')
@@ -86,11 +87,12 @@ describeDb('events retention', () => {
     })
     background.start()
     try {
-      // Poll the list until the run has happened.
-      for (let i = 0; (await remaining(a)).length > 0; i++) {
-        expect(i).toBeLessThan(500)
-        await new Promise((resolve) => setImmediate(resolve))
-      }
+      await waitUntil(
+        'the retention run has happened',
+        async () => (await remaining(a)).length === 0,
+        15_000,
+        1,
+      )
     } finally {
       await background.stop()
     }

@@ -5,14 +5,11 @@ import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { multipart, PNG } from '../helpers/multipart.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 /** Polls `condition` every 10 ms for up to 10 s. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    if (await condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error('condition not reached in 10 s')
+  await waitUntil('the condition holds', condition, 10_000, 10)
 }
 
 describeDb('an image upload racing another change of the pet (PostgreSQL, READ COMMITTED)', () => {
