@@ -70,6 +70,20 @@ describeDb('Prometheus metrics', () => {
     expect(response.body).not.toContain('http_requests_total')
   })
 
+  /** http_requests_in_flight once a request is counted in (still 0 after 5 s if it never is). */
+  async function inFlightOnceCounted(): Promise<number> {
+    let inFlight = 0
+    await pollUntil(
+      async () => {
+        inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
+        return inFlight !== 0
+      },
+      5_000,
+      20,
+    )
+    return inFlight
+  }
+
   it('counts a request in flight until its response is sent', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = t.app.server.address() as { port: number }
@@ -88,16 +102,7 @@ describeDb('Prometheus metrics', () => {
     socket.write(
       `POST /v1/pet HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\nname=`,
     )
-    let inFlight = 0
-    await pollUntil(
-      async () => {
-        inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
-        return inFlight !== 0
-      },
-      5_000,
-      20,
-    )
-    expect(inFlight).toBe(1)
+    expect(await inFlightOnceCounted()).toBe(1)
     socket.write('Slow')
     expect(await answered).toMatch(/^HTTP\/1\.1 201/)
     socket.destroy()
@@ -113,16 +118,7 @@ describeDb('Prometheus metrics', () => {
     socket.write(
       `POST /v1/pet HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nname=`,
     )
-    let inFlight = 0
-    await pollUntil(
-      async () => {
-        inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
-        return inFlight !== 0
-      },
-      5_000,
-      20,
-    )
-    expect(inFlight).toBe(1)
+    expect(await inFlightOnceCounted()).toBe(1)
     socket.destroy()
     let after = await scrape(metrics.url)
     await pollUntil(
