@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS } from '../schemas/common.ts'
+import { IdCursor, ListOf, ListQuery } from '../schemas/list.ts'
 import { EVENT_TYPES } from './event.ts'
 
 const AnyObject = Type.Object({}, { additionalProperties: true })
@@ -56,23 +56,12 @@ export const EventFilterQuery = {
   ),
 }
 
-export const ListEventsQuery = Type.Object(
+export const ListEventsQuery = ListQuery(
   {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.pageSize,
-      default: 10,
-      description: 'Page size, 1–100.',
-    }),
-    starting_after: Type.Optional(
-      Type.String({ maxLength: 64, description: 'Last event id of the previous page.' }),
-    ),
-    ending_before: Type.Optional(
-      Type.String({ maxLength: 64, description: 'First event id of the current page.' }),
-    ),
-    ...EventFilterQuery,
+    starting_after: IdCursor('Last event id of the previous page.'),
+    ending_before: IdCursor('First event id of the current page.'),
   },
-  { additionalProperties: false },
+  EventFilterQuery,
 )
 
 export const StreamEventsQuery = Type.Object(
@@ -88,9 +77,4 @@ export const StreamEventsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const EventListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(EventV1Schema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const EventListSchema = ListOf(EventV1Schema)

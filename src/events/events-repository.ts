@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely'
 import { sql } from 'kysely'
 import { isPostgres } from '../db/dialect.ts'
+import { keysetPageOf, type Page } from '../db/keyset-page.ts'
 import { prepareQuery } from '../db/prepared-query.ts'
 import type { Database, Db } from '../db/schema.ts'
 import type { EventRow, NewEventRow } from './event.ts'
@@ -72,36 +73,14 @@ export interface EventListQuery {
 }
 
 /** Newest first, keyset on `seq`; undefined when a cursor names no event of the account. */
-export async function listEvents(
+export function listEvents(
   db: Db,
   accountId: string,
   query: EventListQuery,
-): Promise<{ events: EventRow[]; hasMore: boolean } | undefined> {
-  const q = filtered(
-    db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId),
-    query.filter,
+): Promise<Page<EventRow> | undefined> {
+  return keysetPageOf(db.selectFrom('events').where('account_id', '=', accountId), query, (events) =>
+    filtered(events.select(COLUMNS), query.filter),
   )
-  if (query.endingBefore !== undefined) {
-    const cursor = await findEvent(db, accountId, query.endingBefore)
-    if (cursor === undefined) return undefined
-    const rows = await q
-      .where('seq', '>', cursor.seq)
-      .orderBy('seq', 'asc')
-      .limit(query.limit + 1)
-      .execute()
-    return { events: rows.slice(0, query.limit).reverse(), hasMore: rows.length > query.limit }
-  }
-  let page = q
-  if (query.startingAfter !== undefined) {
-    const cursor = await findEvent(db, accountId, query.startingAfter)
-    if (cursor === undefined) return undefined
-    page = page.where('seq', '<', cursor.seq)
-  }
-  const rows = await page
-    .orderBy('seq', 'desc')
-    .limit(query.limit + 1)
-    .execute()
-  return { events: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
 }
 
 /** An account's events after `afterSeq`, oldest first (a stream's replay). */

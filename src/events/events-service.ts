@@ -74,5 +74,5 @@ export async function listEventsOfAccount(db: Db, accountId: string, query: Even
       { param: query.startingAfter !== undefined ? 'starting_after' : 'ending_before' },
     )
   }
-  return page
+  return { events: page.rows, hasMore: page.hasMore }
 }

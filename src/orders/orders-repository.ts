@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
+import { keysetPageOf, type Page } from '../db/keyset-page.ts'
 import type { Db, OrdersTable } from '../db/schema.ts'
 import type { Order, OrderFields, OrderStatus } from './order.ts'
 
@@ -131,46 +132,23 @@ export interface OrderListQuery {
   petId?: number
 }
 
-async function seqOf(db: Db, accountId: string, id: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('orders')
-    .select('seq')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-  return row?.seq
-}
-
 /**
  * One page, newest first by creation (ids are chosen by clients, so they say nothing of age),
  * keyset on the internal `seq`; undefined when a cursor names no order of the account.
  */
-export async function listOrders(
+export function listOrders(
   db: Db,
   accountId: string,
   query: OrderListQuery,
-): Promise<{ orders: Order[]; hasMore: boolean } | undefined> {
-  let q = db.selectFrom('orders').select(COLUMNS).where('account_id', '=', accountId)
-  if (query.status !== undefined) q = q.where('status', '=', query.status)
-  if (query.petId !== undefined) q = q.where('pet_id', '=', query.petId)
-  if (query.endingBefore !== undefined) {
-    const seq = await seqOf(db, accountId, query.endingBefore)
-    if (seq === undefined) return undefined
-    const rows = await q
-      .where('seq', '>', seq)
-      .orderBy('seq', 'asc')
-      .limit(query.limit + 1)
-      .execute()
-    return { orders: rows.slice(0, query.limit).reverse().map(toOrder), hasMore: rows.length > query.limit }
-  }
-  if (query.startingAfter !== undefined) {
-    const seq = await seqOf(db, accountId, query.startingAfter)
-    if (seq === undefined) return undefined
-    q = q.where('seq', '<', seq)
-  }
-  const rows = await q
-    .orderBy('seq', 'desc')
-    .limit(query.limit + 1)
-    .execute()
-  return { orders: rows.slice(0, query.limit).map(toOrder), hasMore: rows.length > query.limit }
+): Promise<Page<Order> | undefined> {
+  return keysetPageOf(
+    db.selectFrom('orders').where('account_id', '=', accountId),
+    query,
+    (orders) =>
+      orders
+        .select(COLUMNS)
+        .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!))
+        .$if(query.petId !== undefined, (q) => q.where('pet_id', '=', query.petId!)),
+    toOrder,
+  )
 }

@@ -182,7 +182,7 @@ export async function listOrdersOfAccount(
   query: OrderListQuery,
 ): Promise<{ orders: Order[]; hasMore: boolean }> {
   const page = await listOrders(db, accountId, query)
-  if (page !== undefined) return page
+  if (page !== undefined) return { orders: page.rows, hasMore: page.hasMore }
   const cursor = query.startingAfter !== undefined ? 'starting_after' : 'ending_before'
   throw new ApiError(
     'invalid_cursor',

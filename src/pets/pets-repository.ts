@@ -1,4 +1,5 @@
 import { type Insertable, type QueryCreator, type Selectable, sql } from 'kysely'
+import { keysetPage, type Page, seqWindow, type Walk } from '../db/keyset-page.ts'
 import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Database, Db, PetsTable } from '../db/schema.ts'
 import type { NewEventRow } from '../events/event.ts'
@@ -472,8 +473,7 @@ interface PageShape {
   statuses: number
   species: boolean
   ownerId: boolean
-  /** `before`: the rows newer than the cursor (ending_before); `after`: older (starting_after); `first`: the newest. */
-  walk: 'first' | 'after' | 'before'
+  walk: Walk
 }
 
 interface PageArgs {
@@ -501,59 +501,45 @@ const pageQuery = variants<PageShape, PageArgs, PetRow>(
       )
       .$if(shape.species, (q) => q.where('species', '=', p('species')!))
       .$if(shape.ownerId, (q) => q.where('owner_id', '=', p('ownerId')!))
-      .$if(shape.walk === 'after', (q) => q.where('seq', '<', p('cursor')!))
-      .$if(shape.walk === 'before', (q) => q.where('seq', '>', p('cursor')!))
-      .orderBy('seq', shape.walk === 'before' ? 'asc' : 'desc')
-      .limit(p('take')),
+      .$call((q) => seqWindow(q, shape.walk, p('cursor'), p('take'))),
 )
 
 const seqOfQuery = prepareQuery<{ id: number; accountId: string }, { seq: number }>((db, p) =>
   db.selectFrom('pets').select('seq').where('account_id', '=', p('accountId')).where('id', '=', p('id')),
 )
 
-/**
- * One page, newest first (by creation, whatever the ids: keyset on the internal `seq`): a page
- * costs the same at any depth, and rows inserted while a client pages never shift the pages it
- * has not read yet. The cursors are pet ids; undefined when a cursor names no pet of the account.
- * Fetches one row more than asked to tell whether there is more.
- */
+/** One page, newest first (db/keyset-page.ts); undefined when a cursor names no pet of the account. */
 export async function listPets(
   db: Db,
   accountId: string,
   query: PetListQuery,
-): Promise<{ pets: Pet[]; hasMore: boolean } | undefined> {
-  const cursorId = query.endingBefore ?? query.startingAfter
-  let cursor: number | undefined
-  if (cursorId !== undefined) {
-    const [row] = await seqOfQuery.execute(db, { id: cursorId, accountId })
-    if (row === undefined) return undefined
-    cursor = row.seq
-  }
+): Promise<Page<Pet> | undefined> {
   // Distinct statuses (an enum of three): a bounded number of query shapes.
   const statuses = [...new Set(query.status ?? [])]
-  const walk =
-    query.endingBefore !== undefined ? 'before' : query.startingAfter !== undefined ? 'after' : 'first'
-  const args: PageArgs = {
-    accountId,
-    take: query.limit + 1,
-    cursor,
-    ...(query.species !== undefined && { species: query.species }),
-    ...(query.ownerId !== undefined && { ownerId: query.ownerId }),
-  }
-  statuses.forEach((status, i) => {
-    args[`status${i}`] = status
-  })
-  const rows = await pageQuery({
-    statuses: statuses.length,
-    species: query.species !== undefined,
-    ownerId: query.ownerId !== undefined,
-    walk,
-  }).execute(db, args)
-  const hasMore = rows.length > query.limit
-  const page = rows.slice(0, query.limit)
-  // Walking upwards from an ending_before cursor finds the page oldest first: turn it round.
-  if (walk === 'before') page.reverse()
-  return { pets: page.map(toPet), hasMore }
+  const page = await keysetPage(
+    query,
+    async (id) => (await seqOfQuery.execute(db, { id, accountId }))[0]?.seq,
+    (walk, cursor, take) => {
+      const args: PageArgs = {
+        accountId,
+        take,
+        cursor,
+        ...(query.species !== undefined && { species: query.species }),
+        ...(query.ownerId !== undefined && { ownerId: query.ownerId }),
+      }
+      statuses.forEach((status, i) => {
+        args[`status${i}`] = status
+      })
+      const shape = {
+        statuses: statuses.length,
+        species: query.species !== undefined,
+        ownerId: query.ownerId !== undefined,
+        walk,
+      }
+      return pageQuery(shape).execute(db, args)
+    },
+  )
+  return page === undefined ? undefined : { rows: page.rows.map(toPet), hasMore: page.hasMore }
 }
 
 export async function countPetsOfOwner(db: Db, accountId: string, ownerId: string): Promise<number> {

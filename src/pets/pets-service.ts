@@ -259,7 +259,7 @@ export async function listPets(
   query: PetListQuery,
 ): Promise<{ pets: Pet[]; hasMore: boolean }> {
   const page = await listPetPage(db, accountId, query)
-  if (page !== undefined) return page
+  if (page !== undefined) return { pets: page.rows, hasMore: page.hasMore }
   throw new ApiError(
     'invalid_cursor',
     `The cursor ${query.startingAfter ?? query.endingBefore} is not a pet of your account.`,

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely'
+import { keysetPageOf, type Page } from '../db/keyset-page.ts'
 import type { Db, UsersTable } from '../db/schema.ts'
 import { newId } from '../lib/ids.ts'
 import type { User, UserFields } from './user.ts'
@@ -163,16 +164,6 @@ export async function userIdOfPetstoreId(
   return row?.id
 }
 
-async function seqOf(db: Db, accountId: string, id: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select('seq')
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst()
-  return row?.seq
-}
-
 export interface UserListQuery {
   limit: number
   startingAfter?: string
@@ -181,33 +172,11 @@ export interface UserListQuery {
 }
 
 /** Newest first, keyset on the internal sequence; undefined when a cursor names no user here. */
-export async function listUsers(
-  db: Db,
-  accountId: string,
-  query: UserListQuery,
-): Promise<{ users: User[]; hasMore: boolean } | undefined> {
-  let q = db.selectFrom('users').select(COLUMNS).where('account_id', '=', accountId)
-  if (query.email !== undefined) q = q.where('email', '=', query.email)
-  if (query.endingBefore !== undefined) {
-    const seq = await seqOf(db, accountId, query.endingBefore)
-    if (seq === undefined) return undefined
-    const rows = await q
-      .where('seq', '>', seq)
-      .orderBy('seq', 'asc')
-      .limit(query.limit + 1)
-      .execute()
-    return { users: rows.slice(0, query.limit).reverse().map(toUser), hasMore: rows.length > query.limit }
-  }
-  if (query.startingAfter !== undefined) {
-    const seq = await seqOf(db, accountId, query.startingAfter)
-    if (seq === undefined) return undefined
-    q = q.where('seq', '<', seq)
-  }
-  const rows = await q
-    .orderBy('seq', 'desc')
-    .limit(query.limit + 1)
-    .execute()
-  return { users: rows.slice(0, query.limit).map(toUser), hasMore: rows.length > query.limit }
+export function listUsers(db: Db, accountId: string, query: UserListQuery): Promise<Page<User> | undefined> {
+  const ofAccount = db.selectFrom('users').where('account_id', '=', accountId)
+  const select = (users: typeof ofAccount) =>
+    users.select(COLUMNS).$if(query.email !== undefined, (q) => q.where('email', '=', query.email!))
+  return keysetPageOf(ofAccount, query, select, toUser)
 }
 
 /** How many users the account has (the dashboard's overview). */

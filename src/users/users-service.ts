@@ -247,7 +247,7 @@ export async function listUsersOfAccount(db: Db, accountId: string, query: UserL
       },
     )
   }
-  return page
+  return { users: page.rows, hasMore: page.hasMore }
 }
 
 export { findUser }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { LIMITS, Nullable, StringEnum } from '../schemas/common.ts'
+import { IdCursor, ListOf, ListQuery } from '../schemas/list.ts'
 
 const EVENT_PATTERN = Type.String({
   minLength: 1,
@@ -36,12 +37,7 @@ export const DeletedWebhookEndpointSchema = Type.Object({
   deleted: Type.Literal(true),
 })
 
-export const WebhookEndpointListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(WebhookEndpointSchema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const WebhookEndpointListSchema = ListOf(WebhookEndpointSchema)
 
 const Url = Type.String({
   minLength: 1,
@@ -97,29 +93,19 @@ export const WebhookEndpointIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The endpoint id (we_…).' }),
 })
 
-export const ListQuery = {
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: LIMITS.pageSize,
-    default: 10,
-    description: 'Page size, 1–100.',
-  }),
-  starting_after: Type.Optional(Type.String({ maxLength: 64, description: 'Last id of the previous page.' })),
-  ending_before: Type.Optional(Type.String({ maxLength: 64, description: 'First id of the current page.' })),
+const Cursors = {
+  starting_after: IdCursor('Last id of the previous page.'),
+  ending_before: IdCursor('First id of the current page.'),
 }
 
-export const ListEndpointsQuery = Type.Object(ListQuery, { additionalProperties: false })
+export const ListEndpointsQuery = ListQuery(Cursors)
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'retrying'] as const
 
-export const ListDeliveriesQuery = Type.Object(
-  {
-    ...ListQuery,
-    event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only the attempts of this event.' })),
-    status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
-  },
-  { additionalProperties: false },
-)
+export const ListDeliveriesQuery = ListQuery(Cursors, {
+  event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only the attempts of this event.' })),
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
+})
 
 export const WebhookDeliverySchema = Type.Object(
   {
@@ -140,12 +126,7 @@ export const WebhookDeliverySchema = Type.Object(
   { description: 'One attempt to deliver an event to an endpoint: the delivery log.' },
 )
 
-export const WebhookDeliveryListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(WebhookDeliverySchema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const WebhookDeliveryListSchema = ListOf(WebhookDeliverySchema)
 
 export const QueuedDeliverySchema = Type.Object(
   {

@@ -1,41 +1,12 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import { isPostgres } from '../db/dialect.ts'
+import { keysetPageOf, type PageRequest } from '../db/keyset-page.ts'
 import type { Db, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.ts'
 import type { AttemptRow, EndpointRow } from './webhook-endpoint.ts'
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
 
-export interface Page {
-  limit: number
-  startingAfter?: string
-  endingBefore?: string
-}
-
-/** Newest first by `seq`, keyset on the id a cursor names; undefined when it names nothing here. */
-async function pageBySeq<Row extends { seq: number }>(
-  page: Page,
-  seqOf: (id: string) => Promise<number | undefined>,
-  run: (
-    where: { op: '<' | '>'; seq: number } | undefined,
-    order: 'asc' | 'desc',
-    limit: number,
-  ) => Promise<Row[]>,
-): Promise<{ rows: Row[]; hasMore: boolean } | undefined> {
-  if (page.endingBefore !== undefined) {
-    const seq = await seqOf(page.endingBefore)
-    if (seq === undefined) return undefined
-    const rows = await run({ op: '>', seq }, 'asc', page.limit + 1)
-    return { rows: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit }
-  }
-  let where: { op: '<'; seq: number } | undefined
-  if (page.startingAfter !== undefined) {
-    const seq = await seqOf(page.startingAfter)
-    if (seq === undefined) return undefined
-    where = { op: '<', seq }
-  }
-  const rows = await run(where, 'desc', page.limit + 1)
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit }
-}
+export type Page = PageRequest<string>
 
 // --- endpoints ---------------------------------------------------------------------------
 
@@ -95,14 +66,10 @@ export async function listEndpoints(
   accountId: string,
   page: Page,
 ): Promise<{ rows: EndpointRow[]; hasMore: boolean } | undefined> {
-  return pageBySeq(
+  return keysetPageOf(
+    db.selectFrom('webhook_endpoints').where('account_id', '=', accountId),
     page,
-    async (id) => (await findEndpoint(db, accountId, id))?.seq,
-    (where, order, limit) => {
-      let q = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId)
-      if (where !== undefined) q = q.where('seq', where.op, where.seq)
-      return q.orderBy('seq', order).limit(limit).execute()
-    },
+    (endpoints) => endpoints.selectAll(),
   )
 }
 
@@ -445,29 +412,17 @@ export async function listAttempts(
   filters: { eventId?: string; status?: string },
   page: Page,
 ): Promise<{ rows: AttemptRow[]; hasMore: boolean } | undefined> {
-  return pageBySeq(
-    page,
-    async (id) =>
-      (
-        await db
-          .selectFrom('webhook_attempts')
-          .select('seq')
-          .where('account_id', '=', accountId)
-          .where('endpoint_id', '=', endpointId)
-          .where('id', '=', id)
-          .executeTakeFirst()
-      )?.seq,
-    (where, order, limit) => {
-      let q = db
-        .selectFrom('webhook_attempts')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('endpoint_id', '=', endpointId)
-      if (filters.eventId !== undefined) q = q.where('event_id', '=', filters.eventId)
-      if (filters.status !== undefined) q = q.where('status', '=', filters.status as AttemptRow['status'])
-      if (where !== undefined) q = q.where('seq', where.op, where.seq)
-      return q.orderBy('seq', order).limit(limit).execute()
-    },
+  const ofEndpoint = db
+    .selectFrom('webhook_attempts')
+    .where('account_id', '=', accountId)
+    .where('endpoint_id', '=', endpointId)
+  return keysetPageOf(ofEndpoint, page, (attempts) =>
+    attempts
+      .selectAll()
+      .$if(filters.eventId !== undefined, (q) => q.where('event_id', '=', filters.eventId!))
+      .$if(filters.status !== undefined, (q) =>
+        q.where('status', '=', filters.status as AttemptRow['status']),
+      ),
   )
 }
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { checkPasswordStrength } from '../../src/accounts/password-strength.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -42,11 +42,7 @@ describe('password strength (zxcvbn-ts)', () => {
 })
 
 describeDb('dashboard sign-up password check', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('refuses Summer2024! at sign-up with the reason, and creates no account', async () => {
     const browser = new SessionClient(t.app)

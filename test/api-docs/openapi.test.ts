@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { renderErrorDocs } from '../../scripts/write-error-docs.ts'
 import { V1_COMPONENTS } from '../../src/api-docs/openapi-components.ts'
 import { ERRORS } from '../../src/errors/registry.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createTestApp, useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
 interface OperationDoc {
@@ -12,11 +12,7 @@ interface OperationDoc {
 }
 
 describeDb('API documentation', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('serves an OpenAPI 3.1 document generated from the route schemas', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })

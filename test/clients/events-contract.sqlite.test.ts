@@ -8,6 +8,7 @@ import {
   type ReconnectInfo,
 } from '../../clients/typescript/src/index.ts'
 import { type SseMessage, SseParser } from '../../clients/typescript/src/sse.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 // The TypeScript client's events and webhook endpoint namespaces against a local server that
 // speaks the API's contract (docs/api.md, "Events"): request shapes, pagination, and the
@@ -257,7 +258,7 @@ describe('client.events.stream against the contract', () => {
       if (got.length === 2) break
       // Busy for well over idleTimeout while the service keeps sending heartbeats.
       const until = heartbeats + 15
-      while (heartbeats < until) await new Promise((resolve) => setTimeout(resolve, 10))
+      await waitUntil('15 more heartbeats', () => heartbeats >= until, 15_000, 10)
     }
     expect(got).toEqual(['evt_0001', 'evt_0002'])
     expect(reconnects).toEqual([])

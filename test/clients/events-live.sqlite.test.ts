@@ -19,6 +19,7 @@ import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
 
 // The clients (TypeScript, Python, petctl listen) against the real service, started as an
@@ -70,13 +71,17 @@ async function until<T>(
   what: string,
   ms = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+  let value: T | undefined
+  await waitUntil(
+    what,
+    async () => {
+      value = await check()
+      return value !== undefined
+    },
+    ms,
+    25,
+  )
+  return value as T
 }
 
 describeDb('clients against the real service: events and webhooks', () => {

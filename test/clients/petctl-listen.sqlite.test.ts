@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Io, run } from '../../cli/petctl/main.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 // `petctl listen` against a local server speaking the stream's contract (Server-Sent Events, as
 // docs/api.md, "Events", describes them), forwarding to a local receiver that checks each
@@ -98,11 +99,7 @@ function configHome(): string {
 
 /** Polls until `check` holds (no fixed sleeps). */
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  await waitUntil(what, check, timeoutMs, 10)
 }
 
 /** petctl in this process; `stop()` ends the listening as Ctrl-C would. */

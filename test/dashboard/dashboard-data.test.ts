@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { basic, useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 
 describeDb('dashboard pets and users pages', () => {
-  let t: TestApp
   let session: SessionClient
   let ownerId = ''
   const petIds: number[] = []
@@ -12,8 +11,8 @@ describeDb('dashboard pets and users pages', () => {
   const api = (method: 'POST', url: string, payload: Record<string, unknown>, apiKey: string) =>
     t.app.inject({ method, url, payload, headers: { authorization: basic(apiKey) } })
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     session = new SessionClient(t.app)
     await session.signUp(`data-${Date.now()}@example.com`)
     const key = await session.createKey('Data loader')
@@ -38,7 +37,6 @@ describeDb('dashboard pets and users pages', () => {
       petIds.push((pet.json() as { id: number }).id)
     }
   })
-  afterAll(() => t.close())
 
   const names = (body: string) => [...body.matchAll(/<strong>(Pet \d+)<\/strong>/g)].map((m) => m[1])
 

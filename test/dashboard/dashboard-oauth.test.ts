@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { nowIso } from '../../src/lib/time.ts'
 import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 import { CookieJar, clientBasic, formBody, pathOf, pkcePair } from '../helpers/oauth.ts'
@@ -10,12 +10,7 @@ let n = 0
 const PASSWORD = 'purple-otter-sings-42'
 
 describeDb('dashboard OAuth apps', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   async function signedIn(): Promise<SessionClient> {
     const client = new SessionClient(t.app)

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { basic, useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
@@ -7,7 +7,6 @@ import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 const STATUSES = ['placed', 'approved', 'delivered'] as const
 
 describeDb('dashboard orders pages', () => {
-  let t: TestApp
   let session: SessionClient
   let key = ''
   const petIds: number[] = []
@@ -21,8 +20,8 @@ describeDb('dashboard orders pages', () => {
       headers: { authorization: basic(key) },
     })
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     session = new SessionClient(t.app)
     await session.signUp(`orders-${Date.now()}@example.com`)
     key = await session.createKey('Store', ['read:pets', 'write:pets', 'read:orders', 'write:orders'])
@@ -41,7 +40,6 @@ describeDb('dashboard orders pages', () => {
       orderIds.push((order.json() as { id: number }).id)
     }
   })
-  afterAll(() => t.close())
 
   /** The order ids of a list page, top to bottom. */
   const ids = (body: string) =>

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { sha256Hex } from '../../src/lib/hash.ts'
 import { nowIso } from '../../src/lib/time.ts'
 import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { basic, createTestApp, useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -11,13 +11,8 @@ let n = 0
 const uniqueEmail = (who: string) => `${who}-${++n}-${Date.now()}@example.com`
 
 describeDb('dashboard security', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    // app.inject's requests come from 127.0.0.1: that is the trusted proxy here.
-    t = await createTestApp({ TRUST_PROXY: '127.0.0.1' })
-  })
-  afterAll(() => t.close())
+  // app.inject's requests come from 127.0.0.1: that is the trusted proxy here.
+  const t = useTestApp({ TRUST_PROXY: '127.0.0.1' })
 
   async function signedIn(address = '127.0.0.1'): Promise<{ client: SessionClient; email: string }> {
     const client = new SessionClient(t.app, address)

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { help } from '../../cli/petctl/main.ts'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { basic, useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -23,20 +23,18 @@ function codeOf(page: string, id: string): string {
  * the key they were told to set. SQLite only: they run curl against a live server.
  */
 describeDb('dashboard getting-started examples', () => {
-  let t: TestApp
   let base: string
   let session: SessionClient
   let apiKey: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     base = await t.app.listen({ port: 0, host: '127.0.0.1' })
     session = new SessionClient(t.app)
     session.host = new URL(base).host
     await session.signUp(`start-${Date.now()}@example.com`)
     apiKey = await session.createKey('Laptop')
   })
-  afterAll(() => t.close())
 
   // Asynchronous: the server answering curl runs in this process.
   const shell = async (script: string, env: Record<string, string> = {}) =>

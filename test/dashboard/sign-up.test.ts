@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { passwordWork } from '../../src/accounts/password-work.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 
@@ -15,12 +15,7 @@ const uniqueEmail = (who: string) => `${who}-${++n}-${Date.now()}@example.com`
  * per address.
  */
 describeDb('dashboard sign-up', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('answers an email that has an account with the same status and redirect as a new one, and no session', async () => {
     const email = uniqueEmail('taken')

@@ -1,10 +1,10 @@
 import type { PassThrough } from 'node:stream'
 import type { KyselyPlugin } from 'kysely'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import type { Db } from '../../src/db/schema.ts'
 import { EventPoller } from '../../src/events/event-poller.ts'
 import { EventStreams } from '../../src/events/event-streams.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { eventCommitted, eventLeftOpen } from '../helpers/late-commit.ts'
 import { waitUntil } from '../helpers/poll.ts'
@@ -44,15 +44,11 @@ function messagesOf(stream: PassThrough): { id: string; name: string }[] {
 // On PostgreSQL an event's seq is taken at its insert, not at its commit: a transaction that
 // commits after a later one makes its event appear below events already visible (and sent).
 describeDb('event streams while an event commits after a later one (PostgreSQL)', () => {
-  let t: TestApp
   let poller: EventPoller
   let streams: EventStreams
   let reads: ReturnType<typeof counted>
 
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
   afterEach(async () => {
     streams.closeAll()
     await poller.close()

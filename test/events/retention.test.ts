@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { EventsRetention } from '../../src/events/events-retention.ts'
 import { recordEvent } from '../../src/events/events-service.ts'
-import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
+import { useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse('2026-12-31T12:00:00.000Z')
 
 describeDb('events retention', () => {
-  let t: TestApp
   let a: { accountId: string; apiKey: string }
   let b: { accountId: string; apiKey: string }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     a = await t.newAccount()
     b = await t.newAccount()
     // Oldest first, as they would have been written: 40, 35 and 31 days old, then 29 and 1.
@@ -34,7 +34,6 @@ describeDb('events retention', () => {
       })
     }
   })
-  afterAll(() => t.close())
 
   const remaining = async (account: { apiKey: string }) =>
     (await withKey(t.app, account.apiKey)({ method: 'GET', url: '/v1/event?limit=100' }))
@@ -88,11 +87,12 @@ describeDb('events retention', () => {
     })
     background.start()
     try {
-      // Poll the list until the run has happened.
-      for (let i = 0; (await remaining(a)).length > 0; i++) {
-        expect(i).toBeLessThan(500)
-        await new Promise((resolve) => setImmediate(resolve))
-      }
+      await waitUntil(
+        'the retention run has happened',
+        async () => (await remaining(a)).length === 0,
+        15_000,
+        1,
+      )
     } finally {
       await background.stop()
     }

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { Tracer } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll } from 'vitest'
 import type { Scope } from '../../src/access/scopes.ts'
 import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { type BuildAppOptions, buildApp } from '../../src/app.ts'
@@ -100,6 +101,26 @@ export async function createTestApp(
       if (shared === undefined) await database.destroy()
     },
   }
+}
+
+/**
+ * The test app of a `describe` (or a file): built by `createTestApp` in a `beforeAll`, closed in
+ * an `afterAll`, both registered here. Call it where the suite's hooks go; the handle it returns
+ * is filled in by that `beforeAll`, so tests and later hooks use it as the app itself. `env` may
+ * be a function, read when the app is built (for a value an earlier hook made).
+ */
+export function useTestApp(
+  env: Record<string, string> | (() => Record<string, string>) = {},
+  options: TestAppOptions = {},
+): TestApp {
+  const handle = {} as TestApp
+  let built: TestApp | undefined
+  beforeAll(async () => {
+    built = await createTestApp(typeof env === 'function' ? env() : env, options)
+    Object.assign(handle, built)
+  })
+  afterAll(() => built?.close())
+  return handle
 }
 
 export interface LiveServer extends TestApp {

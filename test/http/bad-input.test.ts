@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { basic, createTestApp, form, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { basic, form, useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
@@ -20,19 +20,17 @@ function expectProblem(res: { statusCode: number; headers: Record<string, unknow
 }
 
 describeDb('bad input answers 4xx and changes nothing', () => {
-  let t: TestApp
   let token: string
   let apiKey: string
   let accountId: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const client = await newClient(t)
     token = await accessToken(t.app, client)
     apiKey = client.apiKey
     accountId = client.accountId
   })
-  afterAll(() => t.close())
 
   const count = async (table: 'pets' | 'users' | 'accounts' | 'dashboard_sessions' | 'api_keys') =>
     Number(

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
@@ -8,17 +8,15 @@ import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
  * on every request, a DELETE with an empty body included: that is no malformed JSON.
  */
 describeDb('a DELETE with Content-Type: application/json and no body', () => {
-  let t: TestApp
   let v1: Record<string, string>
   let v2: Record<string, string>
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const client = await newClient(t)
     v1 = bearer(client.apiKey)
     v2 = bearer(await accessToken(t.app, client))
   })
-  afterAll(() => t.close())
 
   const create = async (url: string, headers: Record<string, string>, payload: object) => {
     const res = await t.app.inject({ method: 'POST', url, headers, payload })

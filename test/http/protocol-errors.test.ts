@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { generateApiKey } from '../../src/keys/api-key-format.ts'
-import { basic, createTestApp, form, type TestApp } from '../helpers/app.ts'
+import { basic, form, useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
@@ -46,20 +46,18 @@ function parseResponse(text: string) {
 describeDb(
   'protocol errors: credentials never echoed, 405 with Allow, malformed HTTP answered as a problem',
   () => {
-    let t: TestApp
     let port: number
     let apiKey: string
     let token: string
 
+    const t = useTestApp()
     beforeAll(async () => {
-      t = await createTestApp()
       const client = await newClient(t)
       apiKey = client.apiKey
       token = await accessToken(t.app, client)
       await t.app.listen({ port: 0, host: '127.0.0.1' })
       port = (t.app.server.address() as AddressInfo).port
     })
-    afterAll(() => t.close())
 
     /** The body and headers never carry more of `secret` than its `pet_sk_` prefix and last four. */
     function expectNotEchoed(res: { body: string; headers: Record<string, unknown> }, secret: string) {

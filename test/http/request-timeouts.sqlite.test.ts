@@ -1,25 +1,23 @@
 import { connect, type Socket } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { basic, createTestApp, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { basic, useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
 // How the HTTP server treats slow clients does not depend on the database: SQLite only.
 describeDb('request timeouts', () => {
-  let t: TestApp
   let port: number
   let auth: string
 
+  const t = useTestApp({
+    HTTP_HEADERS_TIMEOUT_SECONDS: '1',
+    HTTP_REQUEST_TIMEOUT_SECONDS: '2',
+    HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
+  })
   beforeAll(async () => {
-    t = await createTestApp({
-      HTTP_HEADERS_TIMEOUT_SECONDS: '1',
-      HTTP_REQUEST_TIMEOUT_SECONDS: '2',
-      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
-    })
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     port = (t.app.server.address() as { port: number }).port
     auth = basic((await t.newAccount()).apiKey)
   })
-  afterAll(() => t.close())
 
   interface Watched {
     socket: Socket

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { MAX_LISTED_ERRORS } from '../../src/errors/validation-errors.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
@@ -25,20 +25,18 @@ interface Problem {
 }
 
 describeDb('validation errors stay bounded and linear in the size of the request', () => {
-  let t: TestApp
   let base: string
   let token: string
   let apiKey: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const client = await newClient(t)
     token = await accessToken(t.app, client)
     apiKey = client.apiKey
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   })
-  afterAll(() => t.close())
 
   /** Sends `body` over HTTP while /healthz is polled; both must answer within a generous bound. */
   async function sendWhileProbing(method: string, path: string, body: string, authorization: string) {

@@ -7,6 +7,7 @@ import { createApiKey } from '../../src/keys/keys-service.ts'
 import { basic } from '../helpers/app.ts'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 import { POSTGRES_URL } from '../helpers/postgres.ts'
 
 /**
@@ -42,7 +43,12 @@ async function stallPetInserts(database: TestDatabase, name: string) {
       /** Lets the stalled statements go on, and waits until they have. */
       async release() {
         await control.query('insert into stall_release values (true)')
-        while ((await stalled()) > 0) await new Promise((r) => setTimeout(r, 20))
+        await waitUntil(
+          'the stalled statements have gone on',
+          async () => (await stalled()) === 0,
+          15_000,
+          20,
+        )
         await control.query(
           'drop trigger stall_pet on pets; drop function stall_pet(); drop table stall_release',
         )
@@ -116,11 +122,12 @@ describeDb('Idempotency-Key after a crash (kill -9)', () => {
     server = await start()
     const base = `http://127.0.0.1:${server.port}`
     const first = create(base).catch((error: unknown) => error)
-    const deadline = Date.now() + 20_000
-    while (!(await stall.reached()) && !(await stuck(base, 1000))) {
-      if (Date.now() > deadline) throw new Error('the request never reached the pets table')
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await waitUntil(
+      'the request reaches the pets table',
+      async () => (await stall.reached()) || (await stuck(base, 1000)),
+      20_000,
+      50,
+    )
     if (DIALECT === 'postgres') {
       // While the first request really runs, a retry waits a bounded time, then answers 409.
       const waitedFrom = Date.now()

@@ -1,16 +1,12 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { claimKey } from '../../src/idempotency/idempotency-repository.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 
 /** The SQL of an Idempotency-Key's claim (src/idempotency/idempotency-repository.ts). */
 describeDb('claiming an Idempotency-Key in a transaction', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ DB_LOCK_TIMEOUT_SECONDS: '7' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ DB_LOCK_TIMEOUT_SECONDS: '7' })
 
   // Behind a pooler the transaction's bound is its own (SET LOCAL), not the session's default,
   // which is the role's there (docs/operations.md, "Running behind PgBouncer").

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { requestFingerprint } from '../../src/idempotency/idempotency.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
 describeDb('Idempotency-Key on POST', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   let accountId: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const account = await t.newAccount()
     accountId = account.accountId
     call = withKey(t.app, account.apiKey)
   })
-  afterAll(() => t.close())
 
   const post = (key: string, fields: Record<string, string>) => {
     const f = form(fields)

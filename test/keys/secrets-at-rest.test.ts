@@ -1,16 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { expect, it } from 'vitest'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
 describeDb('secrets at rest', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   /** Every row of every table, as text. */
   async function dumpTables(): Promise<string> {

@@ -1,6 +1,6 @@
 import { importJWK, SignJWT } from 'jose'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
 
@@ -12,14 +12,12 @@ const AUDIENCE = 'http://localhost:8080/v2'
  * signed with the service's own key but missing one of them is refused, not trusted forever.
  */
 describeDb('access token claims', () => {
-  let t: TestApp
   let client: TestClient
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
   })
-  afterAll(() => t.close())
 
   /** A token signed with the service's own signing key, shaped as `shape` says. */
   async function signed(shape: { exp?: boolean; iat?: boolean; typ?: string }): Promise<string> {

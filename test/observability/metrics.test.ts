@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { listenForMetrics, type MetricsServer } from '../../src/observability/metrics-server.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
+import { pollUntil } from '../helpers/poll.ts'
 import { sampleValue, scrape } from './prometheus-text.ts'
 
 describeDb('Prometheus metrics', () => {
@@ -69,6 +70,20 @@ describeDb('Prometheus metrics', () => {
     expect(response.body).not.toContain('http_requests_total')
   })
 
+  /** http_requests_in_flight once a request is counted in (still 0 after 5 s if it never is). */
+  async function inFlightOnceCounted(): Promise<number> {
+    let inFlight = 0
+    await pollUntil(
+      async () => {
+        inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
+        return inFlight !== 0
+      },
+      5_000,
+      20,
+    )
+    return inFlight
+  }
+
   it('counts a request in flight until its response is sent', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = t.app.server.address() as { port: number }
@@ -87,12 +102,7 @@ describeDb('Prometheus metrics', () => {
     socket.write(
       `POST /v1/pet HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\nname=`,
     )
-    let inFlight = 0
-    for (let i = 0; i < 50 && inFlight === 0; i++) {
-      await new Promise((r) => setTimeout(r, 20))
-      inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
-    }
-    expect(inFlight).toBe(1)
+    expect(await inFlightOnceCounted()).toBe(1)
     socket.write('Slow')
     expect(await answered).toMatch(/^HTTP\/1\.1 201/)
     socket.destroy()
@@ -108,18 +118,17 @@ describeDb('Prometheus metrics', () => {
     socket.write(
       `POST /v1/pet HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nname=`,
     )
-    let inFlight = 0
-    for (let i = 0; i < 50 && inFlight === 0; i++) {
-      await new Promise((r) => setTimeout(r, 20))
-      inFlight = sampleValue(await scrape(metrics.url), 'http_requests_in_flight')
-    }
-    expect(inFlight).toBe(1)
+    expect(await inFlightOnceCounted()).toBe(1)
     socket.destroy()
     let after = await scrape(metrics.url)
-    for (let i = 0; i < 50 && sampleValue(after, 'http_requests_in_flight') !== 0; i++) {
-      await new Promise((r) => setTimeout(r, 20))
-      after = await scrape(metrics.url)
-    }
+    await pollUntil(
+      async () => {
+        after = await scrape(metrics.url)
+        return sampleValue(after, 'http_requests_in_flight') === 0
+      },
+      5_000,
+      20,
+    )
     expect(sampleValue(after, 'http_requests_in_flight')).toBe(0)
     const labels = { method: 'POST', route: '/v1/pet' }
     expect(

@@ -1,22 +1,18 @@
 import { Webhook } from 'standardwebhooks'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 import { manualClock, startReceiver } from '../webhooks/receiver.ts'
 
 describeDb('order events (events API and webhooks)', () => {
   const clock = manualClock()
-  let t: TestApp
 
-  beforeAll(async () => {
-    t = await createTestApp(
-      { WEBHOOKS_ALLOW_INSECURE: 'true' },
-      { webhooks: { resolve: async () => [{ address: '127.0.0.1', family: 4 }], clock } },
-    )
-  })
-  afterAll(() => t.close())
+  const t = useTestApp(
+    { WEBHOOKS_ALLOW_INSECURE: 'true' },
+    { webhooks: { resolve: async () => [{ address: '127.0.0.1', family: 4 }], clock } },
+  )
 
   async function account() {
     const client = await newClient(t)

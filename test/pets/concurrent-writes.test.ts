@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.ts'
 import { type DatabaseHandle, databaseTimeouts } from '../../src/db/database.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
+import { pollUntil } from '../helpers/poll.ts'
 import { POOLER } from '../helpers/postgres.ts'
 
 describeDb('concurrent writes without If-Match', () => {
@@ -108,9 +109,7 @@ describeDb('concurrent writes without If-Match', () => {
               )
             ).rows[0].n,
           )
-        for (let tries = 0; tries < 200 && (await waiting()) < writers; tries++) {
-          await new Promise((resolve) => setTimeout(resolve, 25))
-        }
+        await pollUntil(async () => (await waiting()) >= writers, 10_000, 25)
         expect(await waiting()).toBe(writers)
         await holder.query('commit')
         const answers = await pending

@@ -1,12 +1,12 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import type { Db } from '../../src/db/schema.ts'
 import { keyClaimArgs } from '../../src/idempotency/key-claim-statement.ts'
 import type { Pet } from '../../src/pets/pet.ts'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
 import { insertPet } from '../../src/pets/pets-repository.ts'
 import { createPetClaimingKey, findPet } from '../../src/pets/pets-service.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 import { whileEventsRefused } from '../helpers/refused-events.ts'
@@ -20,17 +20,15 @@ import { recordStatements } from '../helpers/statements.ts'
  * pet as v1 shows it.
  */
 describeDb('pet creates: the pet and its event in one write', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   let accountId: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const account = await t.newAccount()
     accountId = account.accountId
     call = withKey(t.app, account.apiKey)
   })
-  afterAll(() => t.close())
 
   async function counts() {
     const pets = await t.database.db

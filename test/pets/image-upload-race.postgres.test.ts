@@ -1,31 +1,26 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { updatePet } from '../../src/pets/pets-service.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { multipart, PNG } from '../helpers/multipart.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 /** Polls `condition` every 10 ms for up to 10 s. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    if (await condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error('condition not reached in 10 s')
+  await waitUntil('the condition holds', condition, 10_000, 10)
 }
 
 describeDb('an image upload racing another change of the pet (PostgreSQL, READ COMMITTED)', () => {
-  let t: TestApp
   let client: TestClient
   let token: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     token = await accessToken(t.app, client)
   })
-  afterAll(() => t.close())
 
   it('adds its photo URL to the photo URLs as they are when it writes, losing no other change', async () => {
     const pet = (

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 
 describeDb('v1 pet lists', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   const created: number[] = []
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     call = withKey(t.app, (await t.newAccount()).apiKey)
     for (let i = 0; i < 25; i++) {
       const species = i % 2 === 0 ? 'dog' : 'cat'
@@ -16,7 +15,6 @@ describeDb('v1 pet lists', () => {
       created.push(res.json().id)
     }
   })
-  afterAll(() => t.close())
 
   const ids = (body: { data: { id: number }[] }) => body.data.map((p) => p.id)
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { toPetV1 } from '../../src/pets/pet-views.ts'
 import { findPet } from '../../src/pets/pets-service.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { DIALECT, describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 import { whileEventsRefused } from '../helpers/refused-events.ts'
@@ -15,17 +15,15 @@ import { recordStatements } from '../helpers/statements.ts'
  * way the event exists exactly when the change does.
  */
 describeDb('pet updates and deletes: the change and its event in one write', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   let accountId: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const account = await t.newAccount()
     accountId = account.accountId
     call = withKey(t.app, account.apiKey)
   })
-  afterAll(() => t.close())
 
   async function newPet(name = 'Rex'): Promise<number> {
     const res = await call({ method: 'POST', url: '/v1/pet', ...form({ name, species: 'dog' }) })

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, withKey } from '../helpers/app.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../helpers/oauth.ts'
 
 describeDb('one API over two presentations', () => {
-  let t: TestApp
   let client: TestClient
   let token: string
 
@@ -16,12 +15,11 @@ describeDb('one API over two presentations', () => {
       ...(payload === undefined ? {} : { payload: payload as object }),
     })
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     token = await accessToken(t.app, client)
   })
-  afterAll(() => t.close())
 
   describe('one int64 rule for every id: pets, v1 and v2 (v2 users are named by username)', () => {
     const invalid = ['abc', '1.5', '1e3', '0x10', '9223372036854775808', '-9223372036854775809']

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expect, it } from 'vitest'
+import { createTestApp, type TestApp, useTestApp } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
 
 /** Pet ids are per account (src/db/account-ids.ts): two accounts' pet 7 are two pets, on v1 and v2. */
 describeDb('per-account pet ids: isolation', () => {
-  let t: TestApp
-
   async function account(app: TestApp = t) {
     const client = await newClient(app)
     const token = await accessToken(app.app, client)
@@ -17,10 +15,7 @@ describeDb('per-account pet ids: isolation', () => {
     return { ...client, v1, v2 }
   }
 
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('keeps account A’s pet 7 and account B’s pet 7 apart in every operation', async () => {
     const [a, b] = [await account(), await account()]

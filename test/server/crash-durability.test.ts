@@ -105,7 +105,12 @@ describeDb('crash durability: kill -9 under create load', () => {
       const before = acknowledged.size
       await sleep(300 + Math.floor(random() * 1200))
       // Crash only under load: some creates must have been answered since the last restart.
-      while (acknowledged.size === before && unexpected.length === 0) await sleep(20)
+      await waitUntil(
+        'a create is answered since the last restart',
+        () => acknowledged.size !== before || unexpected.length > 0,
+        60_000,
+        20,
+      )
       if (unexpected.length > 0) break
       server!.child.kill('SIGKILL')
       base = undefined

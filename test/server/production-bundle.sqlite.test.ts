@@ -10,6 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../helpers/cli.ts'
+import { pollUntil } from '../helpers/poll.ts'
 
 // `npm start` runs the bundle that scripts/build.ts writes, not the sources: it must find its
 // assets and answer like the sources do. SQLite only: the bundle, not the database, is under test.
@@ -105,8 +106,7 @@ describe('the production bundle (npm start)', () => {
         return false
       }
     }
-    const deadline = Date.now() + 15_000
-    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    await pollUntil(() => !alive(), 15_000)
     const survived = alive()
     if (survived) process.kill(pid, 'SIGKILL')
     expect(survived, 'the service outlived the npm process that started it').toBe(false)

@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { findAccountByEmail } from '../../src/accounts/accounts-repository.ts'
 import { nowIso } from '../../src/lib/time.ts'
 import { recordAttempt } from '../../src/sign-in/attempts-repository.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 import { CookieJar, formBody, newClient, pathOf, pkcePair } from '../helpers/oauth.ts'
@@ -26,15 +26,10 @@ function tally(responses: LightMyRequestResponse[]): Record<number, number> {
  * all at once: every guess is counted before its password is checked.
  */
 describeDb('sign-in limits under concurrent guesses', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    // Two hundred guesses at one account queue on its attempt counter's row: on a loaded CI
-    // machine that queue outlasts the default 5 s database waits and some answer 503. The
-    // counting is under test here, not the timeouts (test/db/database-timeouts.test.ts is).
-    t = await createTestApp({ DB_CONNECT_TIMEOUT_SECONDS: '30', DB_LOCK_TIMEOUT_SECONDS: '30' })
-  })
-  afterAll(() => t.close())
+  // Two hundred guesses at one account queue on its attempt counter's row: on a loaded CI
+  // machine that queue outlasts the default 5 s database waits and some answer 503. The
+  // counting is under test here, not the timeouts (test/db/database-timeouts.test.ts is).
+  const t = useTestApp({ DB_CONNECT_TIMEOUT_SECONDS: '30', DB_LOCK_TIMEOUT_SECONDS: '30' })
 
   async function account(): Promise<string> {
     const email = uniqueEmail('holder')

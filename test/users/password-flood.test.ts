@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { passwordWork } from '../../src/accounts/password-work.ts'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { useTestApp } from '../helpers/app.ts'
 import { SessionClient } from '../helpers/dashboard-session.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../helpers/oauth.ts'
@@ -15,12 +15,7 @@ const FLOOD = 30
  * bound it is told to slow down.
  */
 describeDb('password hashing under a flood from one account', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it("signs another account in while the flood's hashes still wait, and answers the flood 429 past its bound", async () => {
     const email = `other-${Date.now()}@example.com`

@@ -3,6 +3,7 @@ import { findOrCreateAccount } from '../../src/accounts/accounts-repository.ts'
 import { createApiKey } from '../../src/keys/keys-service.ts'
 import { basic } from '../helpers/app.ts'
 import type { TestDatabase } from '../helpers/database.ts'
+import { pollUntil } from '../helpers/poll.ts'
 import type { startReceiver } from './receiver.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -153,16 +154,13 @@ export async function waitForEvery(
   receiver: Pick<Awaited<ReturnType<typeof startReceiver>>, 'ids'>,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs
   let missing = [...wanted]
-  for (;;) {
+  const arrived = () => {
     missing = missing.filter((id) => !receiver.ids.has(id))
-    if (missing.length === 0) return
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${missing.length} of ${wanted.length} events never arrived, e.g. ${missing.slice(0, 3).join(', ')}`,
-      )
-    }
-    await sleep(100)
+    return missing.length === 0
   }
+  if ((await pollUntil(arrived, timeoutMs)) !== undefined) return
+  throw new Error(
+    `${missing.length} of ${wanted.length} events never arrived, e.g. ${missing.slice(0, 3).join(', ')}`,
+  )
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { PET_SERVICE_BIN, type ServerProcess, startServerProcess } from '../helpers/cli.ts'
 import { createTestDatabase, DIALECT, describeDb, type TestDatabase } from '../helpers/database.ts'
+import { waitUntil } from '../helpers/poll.ts'
 import {
   accountWithEndpoint,
   expectEveryEventOnceInOrder,
@@ -45,7 +46,6 @@ describeDb('webhooks acceptance: every event once, in order per object, across k
     const { apiKey, accountId } = await accountWithEndpoint(database, base!, receiver.url)
 
     let acknowledged = 0
-    let killed = false
     const changes = makeChanges({
       apiKey,
       target: () => base,
@@ -61,15 +61,17 @@ describeDb('webhooks acceptance: every event once, in order per object, across k
     changes.catch((error: unknown) => {
       failed = error
     })
-    while (!killed && failed === undefined) {
-      await new Promise((r) => setTimeout(r, 50))
-      if (acknowledged >= CHANGES / 3 && receiver.received.length > 0) {
-        server!.child.kill('SIGKILL')
-        base = undefined
-        await server!.exited
-        killed = true
-        await start()
-      }
+    await waitUntil(
+      'a third of the changes is acknowledged and deliveries flow',
+      () => failed !== undefined || (acknowledged >= CHANGES / 3 && receiver.received.length > 0),
+      240_000,
+      50,
+    )
+    if (failed === undefined) {
+      server!.child.kill('SIGKILL')
+      base = undefined
+      await server!.exited
+      await start()
     }
     await changes
     const result = await expectEveryEventOnceInOrder(database, accountId, receiver, 240_000)

@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts'
 import { registerWebhookMetrics } from '../../src/webhooks/webhook-metrics.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { parsePrometheus, sampleValue } from '../observability/prometheus-text.ts'
 import { manualClock, startReceiver } from './receiver.ts'
@@ -10,11 +10,7 @@ import { manualClock, startReceiver } from './receiver.ts'
 const MINUTE = 60_000
 
 describeDb('webhook metrics', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
 
   it('counts deliveries by outcome, with their answer times, their lag from the event, and the backlog', async () => {
     const clock = manualClock()

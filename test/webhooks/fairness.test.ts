@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { waitUntil } from '../helpers/poll.ts'
 import { manualClock, startReceiver } from './receiver.ts'
 
 describeDb("webhook deliveries shared between accounts (one account's dead endpoints)", () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
 
   async function accountWithEndpoints(urls: string[]) {
     const { accountId, apiKey } = await t.newAccount()

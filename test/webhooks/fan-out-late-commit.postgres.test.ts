@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.ts'
-import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
+import { form, useTestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { eventLeftOpen } from '../helpers/late-commit.ts'
 import { manualClock, startReceiver } from './receiver.ts'
@@ -10,13 +10,9 @@ const MINUTE = 60_000
 // The fan-out follows the events by seq; on PostgreSQL an event committed after a later one
 // appears below the point the fan-out has reached.
 describeDb('webhooks fan-out while an event commits after a later one (PostgreSQL)', () => {
-  let t: TestApp
   const clock = manualClock()
 
-  beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ WEBHOOKS_ALLOW_INSECURE: 'true' })
 
   it('delivers an event whose transaction commits after a later one, however late', async () => {
     const receiver = await startReceiver(() => 200)

@@ -122,7 +122,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
       }),
       countUsers(db, session.accountId),
     ])
-    const users = page?.users ?? []
+    const users = page?.rows ?? []
     const petCounts = await countPetsByOwners(
       db,
       session.accountId,

@@ -5,7 +5,8 @@ import {
   QuantitySchema,
   ShipDateSchema,
 } from '../../orders/order-schemas.ts'
-import { LIMITS, Nullable } from '../../schemas/common.ts'
+import { Nullable } from '../../schemas/common.ts'
+import { ListOf, ListQuery } from '../../schemas/list.ts'
 
 /** Schemas of the v1 order API: validation, serialisation, OpenAPI and handler types at once. */
 
@@ -40,28 +41,18 @@ export const UpdateOrderBody = Type.Object(
 
 export const OrderIdParams = Type.Object({ id: Id('The order id.') })
 
-export const ListOrdersQuery = Type.Object(
+export const ListOrdersQuery = ListQuery(
   {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.pageSize,
-      default: 10,
-      description: 'Page size, 1–100.',
-    }),
-    starting_after: Type.Optional(Id('Id of the last order of the previous page: the next (older) page.')),
-    ending_before: Type.Optional(Id('Id of the first order of the current page: the previous (newer) page.')),
+    starting_after: Id('Id of the last order of the previous page: the next (older) page.'),
+    ending_before: Id('Id of the first order of the current page: the previous (newer) page.'),
+  },
+  {
     status: Type.Optional(OrderStatusSchema),
     pet_id: Type.Optional(Id('Only the orders of this pet.')),
   },
-  { additionalProperties: false },
 )
 
-export const OrderListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(OrderV1Schema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const OrderListSchema = ListOf(OrderV1Schema)
 
 export const DeletedOrderSchema = Type.Object({
   id: Type.Integer(),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { PET_STATUSES } from '../../pets/pet-status.ts'
 import { LIMITS, Nullable, StringEnum, Text } from '../../schemas/common.ts'
+import { ListOf, ListQuery } from '../../schemas/list.ts'
 
 /** Schemas of the v1 pet API: validation, serialisation, OpenAPI and handler types at once. */
 
@@ -71,23 +72,16 @@ export const PetIdParams = Type.Object({
 const Cursor = (description: string) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description })
 
-export const ListPetsQuery = Type.Object(
+export const ListPetsQuery = ListQuery(
   {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.pageSize,
-      default: 10,
-      description: 'Page size, 1–100.',
-    }),
-    starting_after: Type.Optional(Cursor('Id of the last pet of the previous page: the next (older) page.')),
-    ending_before: Type.Optional(
-      Cursor('Id of the first pet of the current page: the previous (newer) page.'),
-    ),
+    starting_after: Cursor('Id of the last pet of the previous page: the next (older) page.'),
+    ending_before: Cursor('Id of the first pet of the current page: the previous (newer) page.'),
+  },
+  {
     status: Type.Optional(PetStatusSchema),
     species: Type.Optional(Type.String({ maxLength: LIMITS.shortText })),
     owner_id: Type.Optional(Type.String({ maxLength: 64 })),
   },
-  { additionalProperties: false },
 )
 
 /** The answer of a delete. */
@@ -97,9 +91,4 @@ export const DeletedPetSchema = Type.Object({
   deleted: Type.Literal(true),
 })
 
-export const PetListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(PetV1Schema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const PetListSchema = ListOf(PetV1Schema)

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { LIMITS, Nullable, Text } from '../../schemas/common.ts'
+import { IdCursor, ListOf, ListQuery } from '../../schemas/list.ts'
 import { USERNAME_MAX_LENGTH, USERNAME_OR_EMPTY_PATTERN } from '../../users/usernames.ts'
 
 export const UserV1Schema = Type.Object(
@@ -55,23 +56,12 @@ export const UserIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The user id (usr_…).' }),
 })
 
-export const ListUsersQuery = Type.Object(
+export const ListUsersQuery = ListQuery(
   {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.pageSize,
-      default: 10,
-      description: 'Page size, 1–100.',
-    }),
-    starting_after: Type.Optional(
-      Type.String({ maxLength: 64, description: 'Last user id of the previous page.' }),
-    ),
-    ending_before: Type.Optional(
-      Type.String({ maxLength: 64, description: 'First user id of the current page.' }),
-    ),
-    email: Type.Optional(Type.String({ maxLength: LIMITS.shortText })),
+    starting_after: IdCursor('Last user id of the previous page.'),
+    ending_before: IdCursor('First user id of the current page.'),
   },
-  { additionalProperties: false },
+  { email: Type.Optional(Type.String({ maxLength: LIMITS.shortText })) },
 )
 
 /** The answer of a delete. */
@@ -81,9 +71,4 @@ export const DeletedUserSchema = Type.Object({
   deleted: Type.Literal(true),
 })
 
-export const UserListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(UserV1Schema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const UserListSchema = ListOf(UserV1Schema)

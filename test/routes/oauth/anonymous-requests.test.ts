@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { AUTHORIZE_RATE_LIMIT } from '../../../src/app.ts'
 import { purgeExpiredOAuthRows } from '../../../src/oauth/oauth-store.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { newClient, pkcePair, type TestClient } from '../../helpers/oauth.ts'
 
@@ -12,15 +12,13 @@ const REDIRECT = 'http://localhost:5555/callback'
  * hour) before anyone signs in. Anonymous requests must not grow the database at will.
  */
 describeDb('OAuth: anonymous authorization requests', () => {
-  let t: TestApp
   let client: TestClient
   let address = 0
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t, { redirectUris: [REDIRECT], scopes: ['read:pets'] })
   })
-  afterAll(() => t.close())
 
   /** A client address of its own, so each test starts with a full bucket. */
   const newAddress = () => `203.0.113.${++address}`

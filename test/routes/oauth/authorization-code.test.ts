@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { setAccountPassword } from '../../../src/accounts/accounts-repository.ts'
 import { hashPassword } from '../../../src/accounts/passwords.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
   bearer,
@@ -52,12 +52,11 @@ function authorizeUrl(client: TestClient, challenge: string, extra: Record<strin
 }
 
 describeDb('OAuth authorization code + PKCE, end to end', () => {
-  let t: TestApp
   let client: TestClient
   let owner: { accountId: string; email: string }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     const account = await t.newAccount()
     owner = account
     await setAccountPassword(
@@ -67,7 +66,6 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     )
     client = await newClient(t, { redirectUris: [REDIRECT], scopes: ['read:pets', 'write:pets'] })
   })
-  afterAll(() => t.close())
 
   /** Sign-in and consent in a fresh browser; returns the redirect to the client. */
   async function authorize(

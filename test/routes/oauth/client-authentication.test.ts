@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, clientBasic, formBody, newClient, type TestClient } from '../../helpers/oauth.ts'
 
@@ -38,13 +38,12 @@ function spellings(endpoint: string): string[] {
 }
 
 describeDb('OAuth client authentication: the stored hash is never the secret', () => {
-  let t: TestApp
   let client: TestClient
   let storedHash: string
   let token: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     const row = await t.database.db
       .selectFrom('oauth_clients')
@@ -54,7 +53,6 @@ describeDb('OAuth client authentication: the stored hash is never the secret', (
     storedHash = row.secret_hash
     token = await accessToken(t.app, client)
   })
-  afterAll(() => t.close())
 
   function fieldsFor(endpoint: (typeof ENDPOINTS)[number]): Record<string, string> {
     return endpoint === 'token' ? { grant_type: 'client_credentials' } : { token }

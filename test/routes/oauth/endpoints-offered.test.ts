@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { formBody } from '../../helpers/oauth.ts'
 
@@ -32,12 +32,7 @@ const NOT_OFFERED: [method: 'GET' | 'POST', path: string][] = [
 ]
 
 describeDb('OAuth: only the endpoints we document answer under /oauth', () => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   const rows = async () => (await t.database.db.selectFrom('oauth_store').select('id').execute()).length
 

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { basic, createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { basic, useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, clientBasic, formBody, newClient, type TestClient } from '../../helpers/oauth.ts'
 
@@ -10,16 +10,14 @@ import { accessToken, clientBasic, formBody, newClient, type TestClient } from '
  * 30 at once, then one a second.
  */
 describeDb('OAuth endpoints under client-secret guessing', () => {
-  let t: TestApp
   let client: TestClient
   let jwt: string
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     jwt = await accessToken(t.app, client)
   })
-  afterAll(() => t.close())
 
   /** One failed client authentication of each kind: answered by the provider, or in front of it. */
   const failures: [string, (address: string) => Promise<LightMyRequestResponse>][] = [

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { setAccountPassword } from '../../../src/accounts/accounts-repository.ts'
 import { hashPassword } from '../../../src/accounts/passwords.ts'
 import { createPublicClient, rotateClientSecret } from '../../../src/oauth/clients-service.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { runPetService } from '../../helpers/cli.ts'
 import { SessionClient } from '../../helpers/dashboard-session.ts'
 import { describeDb } from '../../helpers/database.ts'
@@ -13,12 +13,11 @@ const APP_ORIGIN = 'http://localhost:5555'
 const PASSWORD = 'correct horse battery staple'
 
 describeDb('public OAuth clients (no secret, PKCE)', () => {
-  let t: TestApp
   let owner: { accountId: string; email: string; apiKey: string }
   let clientId: string
 
+  const t = useTestApp({ CORS_ORIGINS: APP_ORIGIN })
   beforeAll(async () => {
-    t = await createTestApp({ CORS_ORIGINS: APP_ORIGIN })
     owner = await t.newAccount()
     await setAccountPassword(
       t.database.db,
@@ -33,7 +32,6 @@ describeDb('public OAuth clients (no secret, PKCE)', () => {
     })
     clientId = info.client_id
   })
-  afterAll(() => t.close())
 
   /** Sign-in and consent through app.inject, as a browser would; returns the authorization code. */
   async function codeFor(challenge: string): Promise<string> {

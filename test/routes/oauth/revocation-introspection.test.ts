@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { createTestApp, useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
   accessToken,
@@ -10,6 +10,7 @@ import {
   newClient,
   type TestClient,
 } from '../../helpers/oauth.ts'
+import { pollUntil } from '../../helpers/poll.ts'
 
 async function post(app: FastifyInstance, path: string, client: TestClient, fields: Record<string, string>) {
   const body = formBody(fields)
@@ -22,16 +23,14 @@ async function post(app: FastifyInstance, path: string, client: TestClient, fiel
 }
 
 describeDb('OAuth revocation (RFC 7009) and introspection (RFC 7662)', () => {
-  let t: TestApp
   let client: TestClient
   let other: TestClient
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t, { scopes: ['read:pets', 'write:pets'] })
     other = await newClient(t)
   })
-  afterAll(() => t.close())
 
   it('introspects an active access token of the calling client', async () => {
     const token = await accessToken(t.app, client, 'read:pets')
@@ -102,12 +101,15 @@ describeDb('OAuth revocation (RFC 7009) and introspection (RFC 7662)', () => {
       const call = () => second.inject({ method: 'GET', url: '/v2/store/inventory', headers: bearer(token) })
       expect((await call()).statusCode).toBe(200)
       expect((await post(t.app, '/oauth/revoke', client, { token })).statusCode).toBe(200)
-      const deadline = Date.now() + 5000
       let status = 200
-      while (Date.now() < deadline && status === 200) {
-        await new Promise((resolve) => setTimeout(resolve, 250))
-        status = (await call()).statusCode
-      }
+      await pollUntil(
+        async () => {
+          status = (await call()).statusCode
+          return status !== 200
+        },
+        5_000,
+        250,
+      )
       expect(status).toBe(401)
     } finally {
       await second.close()

@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { sha256Hex } from '../../../src/lib/hash.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
   bearer,
@@ -13,16 +13,14 @@ import {
 } from '../../helpers/oauth.ts'
 
 describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
-  let t: TestApp
   let client: TestClient
   let readOnly: TestClient
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     readOnly = await newClient(t, { scopes: ['read:pets'] })
   })
-  afterAll(() => t.close())
 
   it('issues a JWT access token (RFC 9068) for client credentials sent with HTTP Basic', async () => {
     const res = await tokenRequest(t.app, client, {

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { form, useTestApp, withKey } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../../helpers/oauth.ts'
 
 describeDb('v1 orders', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   let other: ReturnType<typeof withKey>
   let pet: number
@@ -22,8 +21,8 @@ describeDb('v1 orders', () => {
     return res.json()
   }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     call = withKey(t.app, (await t.newAccount()).apiKey)
     const otherClient = await newClient(t)
     other = withKey(t.app, otherClient.apiKey)
@@ -38,7 +37,6 @@ describeDb('v1 orders', () => {
     otherPet = created.json().id
     expect(otherPet).toBe(4242)
   })
-  afterAll(() => t.close())
 
   it('creates an order from form fields (integers, booleans and dates read from text), with Location and ETag', async () => {
     const res = await call({

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { form, useTestApp, withKey } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 
 describeDb('v1 pets', () => {
-  let t: TestApp
   let call: ReturnType<typeof withKey>
   let other: ReturnType<typeof withKey>
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     call = withKey(t.app, (await t.newAccount()).apiKey)
     other = withKey(t.app, (await t.newAccount()).apiKey)
   })
-  afterAll(() => t.close())
 
   async function createPet(fields: Record<string, string> = {}) {
     const res = await call({ method: 'POST', url: '/v1/pet', ...form({ name: 'Rex', ...fields }) })

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 bearer authentication under guessing', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('answers 429 with Retry-After once an address has failed too often, and still serves valid tokens', async () => {
     const statuses: number[] = []

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import SwaggerClient from 'swagger-client'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { ALL_SCOPES } from '../../../src/access/scopes.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient, type TestClient } from '../../helpers/oauth.ts'
 import { answersOf, type Execute } from '../../helpers/swagger-client.ts'
@@ -34,13 +34,12 @@ function officialDocument(): SwaggerDocument {
  * which is how a client sends it (docs/petstore-differences.md, "Sending the token").
  */
 describeDb('the official Petstore document, driven by swagger-client', () => {
-  let t: TestApp
   let client: TestClient
   let execute: Execute
   let document: SwaggerDocument
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t, { scopes: ALL_SCOPES })
     const token = await accessToken(t.app, client, ALL_SCOPES.join(' '))
     await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -62,7 +61,6 @@ describeDb('the official Petstore document, driven by swagger-client', () => {
     })
     execute = answersOf(swagger)
   })
-  afterAll(() => t.close())
 
   it('performs every one of its 20 operations and gets what it promises', async () => {
     const declared = Object.values(document.paths)

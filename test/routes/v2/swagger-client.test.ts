@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import SwaggerClient from 'swagger-client'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient, type TestClient } from '../../helpers/oauth.ts'
 import { answersOf, type Execute, type SwaggerAnswer } from '../../helpers/swagger-client.ts'
@@ -17,14 +17,13 @@ const PNG = Buffer.from(
  * behaviour cannot drift apart.
  */
 describeDb('v2 through swagger-client built from /openapi.json', () => {
-  let t: TestApp
   let client: TestClient
   let execute: Execute
   let keyOnly: Execute
   let spec: { paths: Record<string, Record<string, { operationId?: string }>> }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     const token = await accessToken(t.app, client)
     await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -39,7 +38,6 @@ describeDb('v2 through swagger-client built from /openapi.json', () => {
     const withKey = await SwaggerClient({ url, authorizations: { api_key: client.apiKey } })
     keyOnly = answersOf(withKey)
   })
-  afterAll(() => t.close())
 
   it('exercises every v2 operation the document declares', async () => {
     const v2Operations = Object.entries(spec.paths)

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, withKey } from '../../helpers/app.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp, withKey } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', () => {
-  let t: TestApp
   let a: TestClient
   let tokenA: string
   let b: TestClient
@@ -26,8 +25,8 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
     return res.json().id
   }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     a = await newClient(t)
     b = await newClient(t)
     tokenA = await accessToken(t.app, a)
@@ -36,7 +35,6 @@ describeDb('v2 store orders (Petstore placeOrder, getOrderById, deleteOrder)', (
     // An id only B has (pet ids are per account: both have a pet 1).
     petB = await newPet(tokenB, 'Tom', 4242)
   })
-  afterAll(() => t.close())
 
   it('places an order with its own id and reads it back exactly as sent', async () => {
     const order = {

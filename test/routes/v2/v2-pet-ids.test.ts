@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 pets: client-chosen ids (POST /v2/pet with an id)', () => {
-  let t: TestApp
-
   /** A new account and a function calling v2 as it. */
   async function account() {
     const client = await newClient(t)
@@ -34,10 +32,7 @@ describeDb('v2 pets: client-chosen ids (POST /v2/pet with an id)', () => {
     return { ...client, call, add, events }
   }
 
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('creates the pet with the id sent, and replaces it when the same id is sent again', async () => {
     const a = await account()

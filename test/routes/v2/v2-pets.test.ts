@@ -1,12 +1,11 @@
 import { importJWK, SignJWT } from 'jose'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, form, type TestApp, withKey } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { form, useTestApp, withKey } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { multipart, PNG } from '../../helpers/multipart.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 pets (Petstore compatible)', () => {
-  let t: TestApp
   let client: TestClient
   let token: string
   let readOnly: string
@@ -26,14 +25,13 @@ describeDb('v2 pets (Petstore compatible)', () => {
     return res.json()
   }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     token = await accessToken(t.app, client)
     readOnly = await accessToken(t.app, client, 'read:pets read:users')
     otherToken = await accessToken(t.app, await newClient(t))
   })
-  afterAll(() => t.close())
 
   it('adds a pet (200) and reads it back exactly as sent: same fields, empty arrays kept, nothing null', async () => {
     const sent = {

@@ -1,13 +1,12 @@
 import { connect } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { passwordWork } from '../../../src/accounts/password-work.ts'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 import { waitUntil } from '../../helpers/poll.ts'
 
 describeDb('v2 createWithArray and createWithList (all or nothing)', () => {
-  let t: TestApp
   let client: TestClient
   let token: string
 
@@ -37,12 +36,11 @@ describeDb('v2 createWithArray and createWithList (all or nothing)', () => {
     return Number(row.n)
   }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     token = await accessToken(t.app, client)
   })
-  afterAll(() => t.close())
 
   for (const path of ['createWithArray', 'createWithList']) {
     it(`${path} creates every user (200, the users as stored), each readable by username`, async () => {

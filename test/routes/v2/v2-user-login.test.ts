@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 login and logout (the Petstore’s /user/login, /user/logout)', () => {
-  let t: TestApp
   let token: string
   let otherToken: string
 
@@ -17,8 +16,8 @@ describeDb('v2 login and logout (the Petstore’s /user/login, /user/logout)', (
       remoteAddress: address,
     })
 
+  const t = useTestApp({ RATE_LIMIT_RPS: '50' })
   beforeAll(async () => {
-    t = await createTestApp({ RATE_LIMIT_RPS: '50' })
     token = await accessToken(t.app, await newClient(t))
     otherToken = await accessToken(t.app, await newClient(t))
     for (const [username, password] of [
@@ -41,7 +40,6 @@ describeDb('v2 login and logout (the Petstore’s /user/login, /user/logout)', (
       payload: { username: 'nopass' },
     })
   })
-  afterAll(() => t.close())
 
   it('answers the right password with 200, a session string, X-Rate-Limit and X-Expires-After', async () => {
     const before = Date.now()

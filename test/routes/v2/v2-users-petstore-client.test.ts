@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import SwaggerClient from 'swagger-client'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { beforeAll, expect, it } from 'vitest'
+import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, newClient } from '../../helpers/oauth.ts'
 import { answersOf } from '../../helpers/swagger-client.ts'
@@ -18,7 +18,6 @@ const PETSTORE = JSON.parse(
  * (docs/petstore-differences.md, "Sending the token").
  */
 describeDb('the /user operations through a client of the official Petstore document', () => {
-  let t: TestApp
   let token: string
   let host: string
 
@@ -33,13 +32,12 @@ describeDb('the /user operations through a client of the official Petstore docum
     return answersOf(swagger)
   }
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     token = await accessToken(t.app, await newClient(t))
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     host = `127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   })
-  afterAll(() => t.close())
 
   it('runs every user operation, twice over, with the token as a default header', async () => {
     const run = await client({ Authorization: `Bearer ${token}` })

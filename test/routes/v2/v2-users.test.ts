@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { verifyPassword } from '../../../src/accounts/passwords.ts'
-import { createTestApp, type TestApp, withKey } from '../../helpers/app.ts'
+import { useTestApp, withKey } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import { accessToken, bearer, newClient, type TestClient } from '../../helpers/oauth.ts'
 
 describeDb('v2 users (Petstore compatible, by username)', () => {
-  let t: TestApp
   let client: TestClient
   let token: string
   let other: TestClient
@@ -19,14 +18,13 @@ describeDb('v2 users (Petstore compatible, by username)', () => {
       ...(payload === undefined ? {} : { payload: payload as object }),
     })
 
+  const t = useTestApp()
   beforeAll(async () => {
-    t = await createTestApp()
     client = await newClient(t)
     token = await accessToken(t.app, client)
     other = await newClient(t)
     otherToken = await accessToken(t.app, other)
   })
-  afterAll(() => t.close())
 
   const sent = {
     username: 'jdoe',
