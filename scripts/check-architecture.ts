@@ -33,6 +33,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
       'sign-in',
       'web',
       'access',
+      'request-logs',
     ],
   },
   {

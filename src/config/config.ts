@@ -72,6 +72,10 @@ export interface Config {
   eventsStreamsPerAccount: number
   /** Seconds between two heartbeat comments on an idle event stream. */
   eventsHeartbeatSeconds: number
+  /** Records every authenticated API request for its account (src/request-logs/). */
+  requestLogs: boolean
+  /** Days a request log entry is kept; older ones are purged in the background. */
+  requestLogRetentionDays: number
   webhooks: WebhooksConfig
   /** Origins (`https://app.example.com`) whose pages may call the API from a browser (src/http/cors.ts). */
   corsOrigins: string[]
@@ -312,6 +316,18 @@ export const CONFIG_OPTIONS: readonly Option[] = [
       'Days an event is kept (`GET /v1/event`, replays of the event stream), and the webhook delivery log with it; older events and finished deliveries are deleted in the background, a bounded batch at a time.',
   },
   {
+    env: 'REQUEST_LOGS',
+    default: 'true',
+    description:
+      "Records every authenticated API request for its account (`GET /v1/request_log`, the dashboard's Logs page), written in batches off the request path; `false` records none.",
+  },
+  {
+    env: 'REQUEST_LOG_RETENTION_DAYS',
+    default: '7',
+    description:
+      'Days a request log entry is kept; older entries are deleted in the background, a bounded batch at a time.',
+  },
+  {
     env: 'EVENTS_STREAMS_PER_ACCOUNT',
     default: '10',
     description:
@@ -476,6 +492,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (allowInsecure !== 'true' && allowInsecure !== 'false') {
     problems.push(`WEBHOOKS_ALLOW_INSECURE=${JSON.stringify(allowInsecure)} must be true or false.`)
   }
+  const requestLogs = read('REQUEST_LOGS').toLowerCase()
+  if (requestLogs !== 'true' && requestLogs !== 'false') {
+    problems.push(`REQUEST_LOGS=${JSON.stringify(requestLogs)} must be true or false.`)
+  }
   const secretsKey = env.WEBHOOK_SECRETS_KEY?.trim() || undefined
   if (secretsKey !== undefined && Buffer.from(secretsKey, 'base64').length !== 32) {
     problems.push(
@@ -532,6 +552,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventsRetentionDays: integer('EVENTS_RETENTION_DAYS', 1, 3650),
     eventsStreamsPerAccount: integer('EVENTS_STREAMS_PER_ACCOUNT', 1, 10_000),
     eventsHeartbeatSeconds: seconds('EVENTS_HEARTBEAT_SECONDS', 0.01, 3600),
+    requestLogs: requestLogs === 'true',
+    requestLogRetentionDays: integer('REQUEST_LOG_RETENTION_DAYS', 1, 3650),
     webhooks: {
       allowInsecure: allowInsecure === 'true',
       secretsKey,
