@@ -141,7 +141,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const requestLogs = new RequestLogWriter(database.db, {
     batch: 200,
     capacity: 10_000,
-    intervalMs: 500,
+    intervalMs: 1000,
     onError: (error) => app.log.warn({ err: error }, 'could not store request log entries'),
   })
   app.decorate('deps', {
