@@ -148,7 +148,12 @@ export function assertDashboardAnswer(request: FuzzRequest, answer: Answer): voi
  * - `api_keys.last_used_at`: a usage stamp written at most once a minute by any authenticated
  *   request, failed or not.
  */
-const IGNORED_TABLES = new Set(['sign_in_attempts', 'request_log', 'kysely_migration', 'kysely_migration_lock'])
+const IGNORED_TABLES = new Set([
+  'sign_in_attempts',
+  'request_log',
+  'kysely_migration',
+  'kysely_migration_lock',
+])
 const IGNORED_COLUMNS: Record<string, string[]> = { api_keys: ['last_used_at'] }
 
 export async function snapshotTables(
