@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [--only=sqlite,sqlite-1m,postgres,json-server] [--seconds=N] [--rounds=N]
-//                [--cases=floor,create,create-keyed,create-webhook,read,update,list,create-2-workers,peer,orm-peer]
+//                [--cases=floor,create,create-keyed,create-webhook,read,update,list,create-2-workers,create-no-logs,peer,orm-peer]
 //
 // Measures the service against a bare node:http server in the same run (see bench/README.md),
 // against peers (bench/peer-server.ts, a hand-written single insert; bench/orm-peer-server.ts,
@@ -200,10 +200,11 @@ async function startWithCredentials(
   databaseUrl: string,
   reuse?: Started['reuse'],
   serveArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<Started> {
   const basic = reuse?.basic ?? basicAuth(await createApiKey(databaseUrl))
   const [server, client] = await Promise.all([
-    track(startService(databaseUrl, { serveArgs })),
+    track(startService(databaseUrl, { serveArgs, env })),
     reuse?.client ?? createOAuthClient(databaseUrl).catch((error: unknown) => error as Error),
   ])
   const caps = await probeCapabilities(server.url)
@@ -529,6 +530,33 @@ async function twoWorkersCase(group: 'sqlite' | 'postgres', databaseUrl: string,
   }
 }
 
+/**
+ * The create case against a service that records no request logs (`REQUEST_LOGS=false`), on the
+ * same database, credentials reused: the create case's ratio over this one's is what recording
+ * them costs (each against its own bare rounds, so the machine's drift cancels).
+ */
+async function noRequestLogsCase(group: 'sqlite' | 'postgres', databaseUrl: string, reuse: Started['reuse']) {
+  let server: ServerProcess | undefined
+  const suffix = group === 'postgres' ? ' (PostgreSQL)' : ''
+  try {
+    await runCase(
+      {
+        id: `${group}.create-no-logs`,
+        label: `create, request logs off${suffix}`,
+        group,
+        request: 'POST /v1/pet (form, Basic key), REQUEST_LOGS=false',
+      },
+      async () => {
+        const started = await startWithCredentials(databaseUrl, reuse, [], { REQUEST_LOGS: 'false' })
+        server = started.server
+        return run(server, createRequests(started.creds.basic))
+      },
+    )
+  } finally {
+    await stop(server)
+  }
+}
+
 async function sqliteGroups(): Promise<void> {
   const dbPath = join(work, 'bench.db')
   const databaseUrl = `sqlite:${dbPath}`
@@ -551,6 +579,7 @@ async function sqliteGroups(): Promise<void> {
     await stop(started.server)
     if (only.has('sqlite')) {
       if (wanted('create-2-workers')) await twoWorkersCase('sqlite', databaseUrl, started.reuse)
+      if (wanted('create-no-logs')) await noRequestLogsCase('sqlite', databaseUrl, started.reuse)
       if (wanted('peer')) await peerCase('insert', 'sqlite', join(work, 'peer.db'))
       if (wanted('orm-peer')) await peerCase('orm', 'sqlite', join(work, 'orm-peer.db'))
       if (onlyCases === undefined) sqliteAlone.at0 = await sqliteCeiling(dbPath)
@@ -639,6 +668,7 @@ async function postgresGroup(): Promise<void> {
     ])
     await stop(server)
     if (wanted('create-2-workers')) await twoWorkersCase('postgres', databaseUrl, started.reuse)
+    if (wanted('create-no-logs')) await noRequestLogsCase('postgres', databaseUrl, started.reuse)
     if (wanted('peer')) await peerCase('insert', 'postgres', databaseUrl)
     if (wanted('orm-peer')) await peerCase('orm', 'postgres', databaseUrl)
   } finally {
@@ -842,6 +872,18 @@ function checks(): Check[] {
       target: '≥ 0.90×',
       value: `${ratio(value)}${detail}`,
       met: value === undefined ? null : value >= 0.9,
+    })
+    const withoutLogs = ran(`${group}.create-no-logs`)
+    const withLogs = ran(`${group}.create`)
+    const logsCost =
+      withLogs?.ratio !== undefined && withoutLogs?.ratio !== undefined
+        ? withLogs.ratio / withoutLogs.ratio
+        : undefined
+    out.push({
+      name: `create with request logs vs REQUEST_LOGS=false${group === 'postgres' ? ' (PostgreSQL)' : ''}`,
+      target: '≥ 0.90×',
+      value: ratio(logsCost),
+      met: logsCost === undefined ? null : logsCost >= 0.9,
     })
     const hooks = withWebhook?.webhooks
     out.push({

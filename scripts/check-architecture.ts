@@ -7,7 +7,7 @@
 // `import`, `export … from`, `import type` and dynamic `import()` alike. Relative specifiers make
 // the layer map; of packages only Fastify's matter (the HTTP rule). Table names are read from the
 // text with comments left out: the query builder's table arguments and raw SQL alike.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
@@ -35,6 +35,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
       'sign-in',
       'web',
       'access',
+      'request-logs',
     ],
   },
   {
@@ -69,6 +70,15 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_cursors: 'webhooks',
   webhook_deliveries: 'webhooks',
   webhook_endpoints: 'webhooks',
+  request_log: 'request-logs',
+}
+
+/** The tables of src/db/schema.ts's `Database`: each must have an owner in TABLE_OWNERS. */
+function schemaTables(root: string): string[] {
+  const file = path.join(root, 'db/schema.ts')
+  if (!existsSync(file)) return []
+  const body = /export interface Database \{([^}]*)\}/.exec(readFileSync(file, 'utf8'))?.[1] ?? ''
+  return [...body.matchAll(/^\s*([a-z_]+)\s*:/gm)].map((match) => match[1]!)
 }
 
 /**
@@ -280,6 +290,10 @@ export function findViolations(root: string): string[] {
     if (HTTP_FREE_FOLDERS.includes(source.folder)) {
       for (const tie of httpTies(source)) violations.push(`http: src/${source.file} uses ${tie}`)
     }
+  }
+  for (const table of schemaTables(root)) {
+    if (!Object.hasOwn(TABLE_OWNERS, table))
+      violations.push(`unowned: table ${table} (add it to TABLE_OWNERS)`)
   }
   for (const component of folderCycles(edges)) violations.push(`cycle: ${component.join(', ')}`)
   return [...new Set(violations)].sort()

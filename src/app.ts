@@ -38,7 +38,10 @@ import { registerWriteTimeout } from './http/write-timeout.ts'
 import { KeyAuthenticator } from './keys/keys-service.ts'
 import { registerMetrics, registerRedisMetrics } from './observability/metrics.ts'
 import { traceRequests } from './observability/request-tracing.ts'
+import { registerRequestLogMetrics } from './request-logs/request-log-metrics.ts'
+import { RequestLogWriter } from './request-logs/request-log-writer.ts'
 import { registerOAuth } from './routes/oauth/index.ts'
+import { registerRequestLogging } from './routes/request-logging.ts'
 import type {} from './routes/request-principal.ts'
 import { v1Api } from './routes/v1/index.ts'
 import { v2Api } from './routes/v2/index.ts'
@@ -57,6 +60,8 @@ export interface AppDeps {
   db: Kysely<Database>
   database: DatabaseHandle
   keys: KeyAuthenticator
+  /** Request log entries, written in batches (src/request-logs/); takes none when REQUEST_LOGS=false. */
+  requestLogs: RequestLogWriter
   /** Set on SIGTERM (readiness off, `Connection: close`), then when the listener closes. */
   shutdown: ShutdownState
   /** Raised when the database reports it is full; /readyz answers 503 while it is. */
@@ -136,12 +141,19 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     clock: options.webhooks?.clock ?? systemClock,
     endpointsPerAccount: config.webhooks.endpointsPerAccount,
   }
+  const requestLogs = new RequestLogWriter(database.db, {
+    batch: 200,
+    capacity: 10_000,
+    intervalMs: 1000,
+    onError: (error) => app.log.warn({ err: error }, 'could not store request log entries'),
+  })
   app.decorate('deps', {
     config,
     answers: new AnswerBudget(config.responseBufferBytes),
     db: database.db,
     database,
     keys,
+    requestLogs,
     shutdown: new ShutdownState(app.server),
     storageFull,
     webhooks,
@@ -174,6 +186,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     if (reply.statusCode === 201) storageFull.clear()
     done()
   })
+  if (config.requestLogs) {
+    registerRequestLogging(app, requestLogs)
+    requestLogs.start()
+  } else {
+    // Nothing records, and the token endpoint's entries are refused as well.
+    await requestLogs.close()
+  }
+  if (app.metrics !== undefined) registerRequestLogMetrics(app.metrics, requestLogs)
+  // The entries still buffered are written before the database closes (server.ts closes them
+  // first; apps built by tests close their database after the app).
+  app.addHook('onClose', () => requestLogs.close())
   registerBodyPresence(app)
   // Bodies are JSON or form fields; anything else (text/plain included) is a 415, not a string.
   app.removeContentTypeParser('text/plain')

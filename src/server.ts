@@ -12,6 +12,7 @@ import { onStopSignals } from './lib/stop-signals.ts'
 import { answerClusterMetrics, listenForMetrics, type MetricsServer } from './observability/metrics-server.ts'
 import { startTracing } from './observability/tracing.ts'
 import { importLegacyImages, type LegacyImport, legacyUploadDir } from './pets/legacy-images-import.ts'
+import { purgeRequestLogsBefore } from './request-logs/request-logs-service.ts'
 import { purgeFinishedDeliveriesBefore } from './webhooks/webhooks-service.ts'
 
 /** A worker of `serve --workers N` (src/admin-cli/workers.ts): what it does and leaves alone. */
@@ -55,7 +56,9 @@ export async function startServer(config: Config, role?: WorkerRole): Promise<Fa
   if (legacyImages !== undefined) logLegacyImages(server.log, legacyImages)
   const jobs = role?.backgroundJobs === false ? undefined : startBackgroundJobs(server, database, config)
   server.addHook('onClose', async () => {
-    // The webhooks worker's last writes need the database.
+    // The webhooks worker's last writes, and the request log entries still buffered, need the
+    // database (onClose hooks run last registered first: this one before the app's own).
+    await server.deps.requestLogs.close()
     await jobs?.stop()
     await database.close()
     await tracing?.shutdown()
@@ -211,6 +214,7 @@ function startBackgroundJobs(
     intervalMs: 10 * 60 * 1000,
     onError: (error) => server.log.warn({ err: error }, 'events retention purge failed'),
     alongside: [purgeFinishedDeliveriesBefore],
+    others: [{ days: config.requestLogRetentionDays, purgeBefore: purgeRequestLogsBefore }],
   })
   retention.start()
   return {

@@ -68,6 +68,13 @@ describe('the architecture check', () => {
     ])
   })
 
+  it('reports a table of the schema that no feature owns', () => {
+    const root = sourceTree({
+      'db/schema.ts': 'export interface Database {\n  pets: PetsTable\n  pet_notes: PetNotesTable\n}',
+    })
+    expect(findViolations(root)).toEqual(['unowned: table pet_notes (add it to TABLE_OWNERS)'])
+  })
+
   it('reports Fastify, or a request or reply, below the routes (domain and non-HTTP platform folders)', () => {
     const root = sourceTree({
       'idempotency/idempotent-create.ts':

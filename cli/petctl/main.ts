@@ -8,6 +8,7 @@ import { DEFAULT_BASE_URL, PetServiceError } from '../../clients/typescript/src/
 import type { Io, Register } from './command.ts'
 import { registerEvents } from './commands/events.ts'
 import { registerListen } from './commands/listen.ts'
+import { registerLogs } from './commands/logs.ts'
 import { registerOrders } from './commands/orders.ts'
 import { registerPets } from './commands/pets.ts'
 import { registerToken } from './commands/token.ts'
@@ -25,6 +26,7 @@ const COMMANDS: readonly Register[] = [
   registerOrders,
   registerEvents,
   registerWebhooks,
+  registerLogs,
   registerListen,
   registerTrigger,
   registerToken,

@@ -9,6 +9,7 @@ export const SCOPES = {
   'read:events': 'Read the events of your account (what changed, and when)',
   'read:webhooks': 'Read your webhook endpoints and their delivery log',
   'write:webhooks': 'Create, change, delete and test your webhook endpoints',
+  'read:request_logs': 'Read the request logs of your account (the API requests made, and their answers)',
 } as const
 
 export type Scope = keyof typeof SCOPES

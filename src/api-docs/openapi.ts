@@ -95,6 +95,11 @@ export async function registerOpenApi(
           name: 'v1-webhook',
           description: 'v1: webhook endpoints that receive signed events, and their delivery log.',
         },
+        {
+          name: 'v1-request-log',
+          description:
+            'v1: the API requests of your account and their answers (failures with their bodies, redacted).',
+        },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status, and orders for them.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },

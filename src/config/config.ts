@@ -365,6 +365,20 @@ const SERVICE_OPTIONS = {
       'Days an event is kept (`GET /v1/event`, replays of the event stream), and the webhook delivery log with it; older events and finished deliveries are deleted in the background, a bounded batch at a time.',
     parse: integer(1, 3650),
   },
+  requestLogs: {
+    env: 'REQUEST_LOGS',
+    default: 'true',
+    description:
+      "Records every authenticated API request for its account (`GET /v1/request_log`, the dashboard's Logs page), written in batches off the request path; `false` records none.",
+    parse: boolean,
+  },
+  requestLogRetentionDays: {
+    env: 'REQUEST_LOG_RETENTION_DAYS',
+    default: '7',
+    description:
+      'Days a request log entry is kept; older entries are deleted in the background, a bounded batch at a time.',
+    parse: integer(1, 3650),
+  },
   eventsStreamsPerAccount: {
     env: 'EVENTS_STREAMS_PER_ACCOUNT',
     default: '10',

@@ -18,6 +18,7 @@ import { dataRoutes } from './routes/data-routes.ts'
 import { eventsRoutes } from './routes/events-routes.ts'
 import { keysRoutes } from './routes/keys-routes.ts'
 import { ordersRoutes } from './routes/orders-routes.ts'
+import { requestLogsRoutes } from './routes/request-logs-routes.ts'
 import { webhooksRoutes } from './routes/webhooks-routes.ts'
 import { SESSION_COOKIE, sessionFromCookie } from './sessions.ts'
 import { messagePage } from './views/account-views.ts'
@@ -156,5 +157,6 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
   await app.register(dataRoutes)
   await app.register(ordersRoutes)
   await app.register(eventsRoutes)
+  await app.register(requestLogsRoutes)
   await app.register(webhooksRoutes)
 }

@@ -25,6 +25,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable
   webhook_cursors: WebhookCursorsTable
   account_sequences: AccountSequencesTable
+  request_log: RequestLogTable
 }
 
 export interface AccountsTable {
@@ -294,6 +295,33 @@ export interface WebhookAttemptsTable {
   response_body_excerpt: string | null
   error: string | null
   next_attempt_at: string | null
+}
+
+/** One authenticated API request, for its account (src/request-logs/). */
+export interface RequestLogTable {
+  seq: Generated<number>
+  /** `req_log_…`, what the API and the dashboard name it by. */
+  id: string
+  account_id: string
+  created_at: string
+  method: string
+  /** The path as sent, ids kept; the values of secret query parameters replaced by `***`. */
+  path: string
+  status: number
+  /** The problem's `code` of a failure (or the OAuth `error`). */
+  error_code: string | null
+  duration_ms: number
+  request_id: string
+  credential_kind: 'api_key' | 'oauth'
+  /** The API key's id (`key_…`) or the OAuth client's id: never a secret. */
+  credential_id: string
+  client_address: string
+  /** `v1`, `v2` or `oauth` (the token endpoint). */
+  api_version: string
+  /** Failures only: JSON, redacted (src/errors/redact.ts) and capped. */
+  request_headers: string | null
+  request_body: string | null
+  response_body: string | null
 }
 
 /** How far a background job has read `events` (by seq). */

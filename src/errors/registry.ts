@@ -127,6 +127,12 @@ export const ERRORS = {
     title: 'User not found',
     description: 'No user with this id exists in your account.',
   },
+  request_log_not_found: {
+    status: 404,
+    title: 'Request log entry not found',
+    description:
+      'No request log entry with this id exists in your account; entries are kept for `REQUEST_LOG_RETENTION_DAYS` (7 by default).',
+  },
   event_not_found: {
     status: 404,
     title: 'Event not found',

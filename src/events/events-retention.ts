@@ -20,11 +20,13 @@ export interface EventsRetentionOptions {
   now?: () => number
   /** Records kept as long as the events, purged after them in each run (the webhook delivery log). */
   alongside?: readonly PurgeBefore[]
+  /** Records with a retention period of their own (the request logs), purged in the same runs. */
+  others?: readonly { days: number; purgeBefore: PurgeBefore }[]
 }
 
 /**
- * Deletes events older than the retention period, and the records kept alongside them, in the
- * background: a run every `intervalMs`, each a bounded number of bounded batches per kind of
+ * Deletes events older than the retention period, the records kept alongside them, and the
+ * records with a retention period of their own (`others`), in the background: a run every `intervalMs`, each a bounded number of bounded batches per kind of
  * record. Any number of instances may run it on one database: the deletes are idempotent.
  */
 export class EventsRetention {
@@ -36,12 +38,25 @@ export class EventsRetention {
     private readonly options: EventsRetentionOptions,
   ) {}
 
-  /** One run: answers how many rows it deleted (events, then the records kept alongside them). */
+  /**
+   * One run: answers how many rows it deleted (events, then the records kept alongside them, then
+   * those with a period of their own).
+   */
   async purge(): Promise<number> {
     const now = (this.options.now ?? Date.now)()
-    const cutoff = new Date(now - this.options.days * DAY_MS).toISOString()
+    const cutoffOf = (days: number) => new Date(now - days * DAY_MS).toISOString()
+    const kinds = [
+      ...[purgeEventsBefore, ...(this.options.alongside ?? [])].map((purgeBefore) => ({
+        purgeBefore,
+        cutoff: cutoffOf(this.options.days),
+      })),
+      ...(this.options.others ?? []).map(({ days, purgeBefore }) => ({
+        purgeBefore,
+        cutoff: cutoffOf(days),
+      })),
+    ]
     let deleted = 0
-    for (const purgeBefore of [purgeEventsBefore, ...(this.options.alongside ?? [])]) {
+    for (const { purgeBefore, cutoff } of kinds) {
       for (let round = 0; round < this.options.maxBatchesPerRun; round++) {
         const count = await purgeBefore(this.db, cutoff, this.options.batch)
         deleted += count

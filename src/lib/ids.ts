@@ -56,9 +56,9 @@ export function newId(prefix: 'acct' | 'usr' | 'key' | 'we' | 'wd' | 'dlv'): str
 /**
  * Public identifier whose text sorts by creation time: a type prefix, the time in milliseconds
  * (8 base62 characters, good until the year 8900) and 12 random characters (~71 bits). For
- * append-mostly tables (events): a random id would put every insert on a random page of the id
- * index, which costs several times an insert at the index's end.
+ * append-mostly tables (events, request logs): a random id would put every insert on a random
+ * page of the id index, which costs several times an insert at the index's end.
  */
-export function newTimeOrderedId(prefix: 'evt', now = Date.now()): string {
+export function newTimeOrderedId(prefix: 'evt' | 'rlog', now = Date.now()): string {
   return `${prefix}_${toBase62(now, 8)}${randomIdText(12)}`
 }

@@ -65,6 +65,7 @@ describeDb('API documentation', () => {
       'v1-order',
       'v1-event',
       'v1-webhook',
+      'v1-request-log',
       'pet',
       'store',
       'user',
@@ -86,6 +87,7 @@ describeDb('API documentation', () => {
     for (const path of used.get('store')!) expect(path).toMatch(/^\/v2\/store\/(inventory|order)\b/)
     for (const path of used.get('v1-event')!) expect(path).toMatch(/^\/v1\/event/)
     for (const path of used.get('v1-webhook')!) expect(path).toMatch(/^\/v1\/webhook_endpoint/)
+    for (const path of used.get('v1-request-log')!) expect(path).toMatch(/^\/v1\/request_log/)
     for (const path of used.get('pet')!) expect(path).toMatch(/^\/v2\/(pet|images)\b/)
     for (const path of used.get('user')!) expect(path).toMatch(/^\/v2\/user/)
   })
@@ -146,7 +148,7 @@ describeDb('API documentation', () => {
           'EventListV1',
         ]
           .concat(['WebhookEndpoint', 'WebhookEndpointList', 'DeletedWebhookEndpoint', 'WebhookDeliveryList'])
-          .concat(['QueuedWebhookDelivery'])
+          .concat(['QueuedWebhookDelivery', 'RequestLog', 'RequestLogList'])
           .map((name) => `#/components/schemas/${name}`),
       ),
     )

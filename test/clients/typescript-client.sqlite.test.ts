@@ -166,6 +166,32 @@ describeDb('TypeScript client', () => {
     await expect(own.orders.get(order.id)).rejects.toMatchObject({ status: 404, code: 'order_not_found' })
   })
 
+  it('finds a failed request in the request logs by its request id, and reads it', async () => {
+    const failed = await client.pets.create({ name: '' }).catch((error: unknown) => error)
+    expect(failed).toBeInstanceOf(InvalidRequestError)
+    const requestId = (failed as InvalidRequestError).requestId!
+    await live.app.deps.requestLogs.flush()
+    const page = await client.requestLogs.list({ request_id: requestId, status_class: '4xx' })
+    expect(page.data.map((e) => e.request_id)).toEqual([requestId])
+    const entry = await client.requestLogs.get(page.data[0]!.id)
+    expect(entry).toMatchObject({
+      method: 'POST',
+      path: '/v1/pet',
+      status: 400,
+      error_code: 'parameter_invalid',
+    })
+    expect(JSON.parse(entry.request_body!)).toEqual({ name: '' })
+    // Pages of one, followed by `for await`.
+    for (const name of ['', '']) await client.pets.create({ name }).catch(() => undefined)
+    await live.app.deps.requestLogs.flush()
+    const seen: number[] = []
+    for await (const e of client.requestLogs.list({ limit: 1, method: 'POST', status_class: '4xx' }))
+      seen.push(e.status)
+    expect(seen.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(seen)).toEqual(new Set([400]))
+    await expect(client.requestLogs.get('rlog_missing')).rejects.toBeInstanceOf(NotFoundError)
+  })
+
   it('raises InvalidRequestError with code, param, detail and request id', async () => {
     const error = await client.pets.create({ name: '' }).catch((e) => e)
     expect(error).toBeInstanceOf(InvalidRequestError)

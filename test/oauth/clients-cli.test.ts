@@ -96,6 +96,7 @@ describeDb('admin CLI: pet-service clients', () => {
         'read:events',
         'read:webhooks',
         'write:webhooks',
+        'read:request_logs',
       ],
     })
     const badScope = await runPetService(

@@ -10,7 +10,7 @@ from ._api_object import ApiList, ApiObject
 from ._client import DEFAULT_BASE_URL, PetService
 from ._oauth import OAuth
 from ._pagination import Page
-from .resources import NOT_GIVEN, Events, Orders, Pets, Users, WebhookEndpoints
+from .resources import NOT_GIVEN, Events, Orders, Pets, RequestLogs, Users, WebhookEndpoints
 from ._http import RequestOptions, ResponseInfo
 from .errors import (
     APIConnectionError,
@@ -49,6 +49,7 @@ __all__ = [
     "PetServiceError",
     "Pets",
     "RateLimitError",
+    "RequestLogs",
     "RequestOptions",
     "ResponseInfo",
     "ServerError",

@@ -7,7 +7,7 @@ from typing import Any, List, Mapping, Optional, Union
 from ._api_object import ApiList, ApiObject, wrap
 from ._http import Call, RequestOptions, Transport
 from ._oauth import OAuth
-from .resources import Events, Orders, Pets, Users, WebhookEndpoints
+from .resources import Events, Orders, Pets, RequestLogs, Users, WebhookEndpoints
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 
@@ -59,6 +59,7 @@ class PetService:
         self.users = Users(self._transport)
         self.orders = Orders(self._transport)
         self.events = Events(self._transport)
+        self.request_logs = RequestLogs(self._transport)
         self.webhook_endpoints = WebhookEndpoints(self._transport)
 
     def request(

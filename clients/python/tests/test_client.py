@@ -221,6 +221,28 @@ class LiveServiceTest(unittest.TestCase):
         with self.assertRaises(NotFoundError):
             self.client.orders.get(order["id"])
 
+    # --- request logs -------------------------------------------------------------------
+
+    def test_finds_a_failed_request_in_the_request_logs_by_its_request_id(self) -> None:
+        with self.assertRaises(InvalidRequestError) as caught:
+            self.client.pets.create(name="")
+        request_id = caught.exception.request_id
+        # Entries are written in batches, off the request path: poll until it is there.
+        deadline = time.monotonic() + 10
+        found = []
+        while not found and time.monotonic() < deadline:
+            found = self.client.request_logs.list(request_id=request_id, status_class="4xx").data
+            if not found:
+                time.sleep(0.1)
+        self.assertEqual(len(found), 1)
+        entry = self.client.request_logs.get(found[0]["id"])
+        self.assertEqual((entry["method"], entry["path"], entry["status"]), ("POST", "/v1/pet", 400))
+        self.assertEqual(entry["error_code"], "parameter_invalid")
+        self.assertEqual(json.loads(entry["request_body"]), {"name": ""})
+        self.assertEqual(entry["request_headers"]["authorization"], "***")
+        with self.assertRaises(NotFoundError):
+            self.client.request_logs.get("rlog_missing")
+
     # --- errors -------------------------------------------------------------------------
 
     def test_invalid_request_error_names_the_parameter(self) -> None:

@@ -4,6 +4,7 @@ import { type RequestOptions, type WithResponse, withResponse } from './request-
 import { Events } from './resources/events.ts'
 import { Orders } from './resources/orders.ts'
 import { Pets } from './resources/pets.ts'
+import { RequestLogs } from './resources/request-logs.ts'
 import { Users } from './resources/users.ts'
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts'
 import { webhooks } from './webhooks.ts'
@@ -51,6 +52,8 @@ export class PetService {
   /** Events: `list`, `get`, and `stream` (live, Server-Sent Events). */
   readonly events: Events
   readonly webhookEndpoints: WebhookEndpoints
+  /** Request logs: `list` and `get` (what your integration sent, and what it was answered). */
+  readonly requestLogs: RequestLogs
   /** OAuth tokens: `await client.oauth.token()`. */
   readonly oauth: OAuth
   /** Webhook signatures, `await client.webhooks.verify(rawBody, headers, secret)` (also exported as `webhooks`). */
@@ -89,6 +92,7 @@ export class PetService {
     this.orders = new Orders(this.core)
     this.events = new Events(this.core)
     this.webhookEndpoints = new WebhookEndpoints(this.core)
+    this.requestLogs = new RequestLogs(this.core)
   }
 
   /**

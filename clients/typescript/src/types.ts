@@ -31,6 +31,10 @@ export type OrderUpdateParams = Json<operations['updateOrder']['requestBody']>
 export type OrderListParams = Query<operations['listOrders']>
 export type DeletedOrder = Json<operations['deleteOrderV1']['responses'][200]>
 
+/** One API request of your account and its answer (`client.requestLogs`). */
+export type RequestLog = Json<operations['getRequestLog']['responses'][200]>
+export type RequestLogListParams = Query<operations['listRequestLogs']>
+
 /** The RFC 9457 problem document every v1 error answers. */
 export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']
 

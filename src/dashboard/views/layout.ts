@@ -11,6 +11,7 @@ export type NavKey =
   | 'orders'
   | 'events'
   | 'webhooks'
+  | 'logs'
   | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
@@ -22,6 +23,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'orders', href: '/dashboard/orders', label: 'Orders', icon: 'cart' },
   { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
   { key: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', icon: 'apps' },
+  { key: 'logs', href: '/dashboard/logs', label: 'Logs', icon: 'info' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
 

@@ -1,13 +1,15 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Db } from '../../db/schema.ts'
 import { ApiError } from '../../errors/api-error.ts'
 import { copyCorsHeaders } from '../../http/cors.ts'
 import type { RateLimiter } from '../../http/rate-limiter.ts'
 import { forwardTrustedView } from '../../http/trust-proxy.ts'
+import { findClient } from '../../oauth/clients-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import { OAUTH_MOUNT } from '../../oauth/provider.ts'
 import { providerEndpoint } from '../../oauth/provider-endpoints.ts'
+import { requestLogEntry } from '../../request-logs/request-log-recording.ts'
 import { FailedClients } from './failed-clients.ts'
 import { frontOfProvider } from './token-guard.ts'
 
@@ -60,13 +62,25 @@ export async function mountProvider(
     // stands aside when it finds one, and refuses any other origin at the client endpoints.
     copyCorsHeaders(reply)
     let handled: boolean
+    let tokenRequest: TokenRequest | undefined
     try {
-      handled = await frontOfProvider(server, options.db, endpoint.name, req, reply.raw, failedClients)
+      handled = await frontOfProvider(
+        server,
+        options.db,
+        endpoint.name,
+        req,
+        reply.raw,
+        failedClients,
+        (seen) => {
+          tokenRequest = seen
+        },
+      )
     } catch (error) {
       req.url = original
       throw error
     }
     reply.hijack()
+    if (tokenRequest !== undefined) logTokenRequest(scope, request, reply.raw, original, tokenRequest)
     if (!handled) callback(req, reply.raw)
   })
   // Reached by every path under /oauth that is neither an endpoint above nor a sign-in or
@@ -74,6 +88,61 @@ export async function mountProvider(
   const notFound = (_request: FastifyRequest, reply: FastifyReply) => reply.callNotFound()
   scope.all(OAUTH_MOUNT, { schema: { hide: true } }, notFound)
   scope.all(`${OAUTH_MOUNT}/*`, { schema: { hide: true } }, notFound)
+}
+
+interface TokenRequest {
+  clientId: string | undefined
+  params: Record<string, unknown>
+}
+
+/**
+ * Records a token request of a known client in its account's request log, once answered. The
+ * provider writes the answer to the raw response itself (the reply is hijacked, so Fastify's
+ * hooks do not see it): its body is caught as it is ended, and the client is looked up after
+ * the answer has gone.
+ */
+function logTokenRequest(
+  scope: FastifyInstance,
+  request: FastifyRequest,
+  response: ServerResponse,
+  url: string,
+  token: TokenRequest,
+): void {
+  const { clientId } = token
+  if (clientId === undefined || clientId === '' || !scope.deps.config.requestLogs) return
+  let answer: string | undefined
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse
+  response.end = ((...args: unknown[]) => {
+    const [chunk] = args
+    if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) answer = String(chunk)
+    return end(...args)
+  }) as ServerResponse['end']
+  const started = performance.now()
+  response.once('finish', () => {
+    const durationMs = performance.now() - started
+    findClient(scope.deps.db, clientId)
+      .then((client) => {
+        if (client === undefined) return
+        scope.deps.requestLogs.record(
+          requestLogEntry({
+            accountId: client.account_id,
+            credentialKind: 'oauth',
+            credentialId: client.client_id,
+            method: request.method,
+            url,
+            status: response.statusCode,
+            durationMs,
+            requestId: request.id,
+            clientAddress: request.ip,
+            apiVersion: 'oauth',
+            headers: request.headers,
+            body: token.params,
+            answer: response.statusCode >= 400 ? answer : undefined,
+          }),
+        )
+      })
+      .catch((error: unknown) => scope.log.warn({ err: error }, 'could not log a token request'))
+  })
 }
 
 /**

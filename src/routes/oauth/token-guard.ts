@@ -26,6 +26,8 @@ export async function frontOfProvider(
   req: IncomingMessage,
   res: ServerResponse,
   failedClients: FailedClients,
+  /** Told the token request's parameters and client id once read (for its request log entry). */
+  onTokenRequest?: (request: { clientId: string | undefined; params: Record<string, unknown> }) => void,
 ): Promise<boolean> {
   if (endpoint === 'authorization' && req.method === 'GET') {
     const query = Object.fromEntries(new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
@@ -41,6 +43,7 @@ export async function frontOfProvider(
   }
   const params = parseQuery(text) as Record<string, string | string[] | undefined>
   const credentials = clientCredentials(req, params)
+  if (endpoint === 'token') onTokenRequest?.({ clientId: credentials.clientId, params })
   if (refuseNul(res, { ...params, Authorization: [credentials.clientId ?? '', credentials.secret ?? ''] }))
     return true
 

@@ -5,6 +5,7 @@ import { apiKeyAuthentication } from './authentication.ts'
 import { v1EventRoutes } from './events.ts'
 import { v1OrderRoutes } from './orders.ts'
 import { v1PetRoutes } from './pets.ts'
+import { v1RequestLogRoutes } from './request-logs.ts'
 import { v1UserRoutes } from './users.ts'
 import { v1WebhookEndpointRoutes } from './webhook-endpoints.ts'
 
@@ -31,4 +32,5 @@ export async function v1Api(v1: FastifyInstance, options: V1ApiOptions): Promise
   await v1.register(v1OrderRoutes)
   await v1.register(v1EventRoutes)
   await v1.register(v1WebhookEndpointRoutes)
+  await v1.register(v1RequestLogRoutes)
 }

@@ -160,6 +160,7 @@ describeDb('OAuth token endpoint: client credentials, metadata, JWKS', () => {
         'read:events',
         'read:webhooks',
         'write:webhooks',
+        'read:request_logs',
       ],
     })
     expect(metadata.grant_types_supported).toEqual(

@@ -4,7 +4,8 @@ from ._resource import NOT_GIVEN
 from .events import Events
 from .orders import Orders
 from .pets import Pets
+from .request_logs import RequestLogs
 from .users import Users
 from .webhook_endpoints import WebhookEndpoints
 
-__all__ = ["NOT_GIVEN", "Events", "Orders", "Pets", "Users", "WebhookEndpoints"]
+__all__ = ["NOT_GIVEN", "Events", "Orders", "Pets", "RequestLogs", "Users", "WebhookEndpoints"]

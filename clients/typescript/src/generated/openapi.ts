@@ -419,6 +419,43 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/request_log': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List request logs, newest first
+     * @description The authenticated requests of your account (v1, v2, and the OAuth token endpoint for your clients) of the last `REQUEST_LOG_RETENTION_DAYS` days (7 by default). Filters combine: `status_class`, `method`, `path` (a prefix), `credential_id`, `request_id`. An entry appears within about a second of its answer.
+     */
+    get: operations['listRequestLogs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/request_log/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get a request log entry */
+    get: operations['getRequestLog']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v2/pet': {
     parameters: {
       query?: never
@@ -1186,6 +1223,62 @@ export interface components {
       /** @enum {string} */
       status: 'pending'
     }
+    /** @description One authenticated API request of your account, as the service saw it. Bodies and headers are kept for failures (4xx, 5xx) only, redacted. */
+    RequestLog: {
+      /** @example rlog_0GZr7bXk9QqT2mV8wLp4 */
+      id: string
+      /** @enum {string} */
+      object: 'request_log'
+      /**
+       * Format: date-time
+       * @description When the answer was sent.
+       */
+      created_at: string
+      /** @example POST */
+      method: string
+      /**
+       * @description The path as sent, with its query; the values of secret parameters are `***`.
+       * @example /v1/pet/42
+       */
+      path: string
+      /** @example 400 */
+      status: number
+      /** @description A failure's problem `code` (or the OAuth `error`); null on success. */
+      error_code: string | null
+      /** @description Time from receiving the request to finishing its answer. */
+      duration_ms: number
+      /**
+       * @description The `Request-Id` answered.
+       * @example req_4f0ZkH3T9cW2mQ8xLp1r
+       */
+      request_id: string
+      /** @description The API key used (`key_…`), if one was. */
+      api_key_id: string | null
+      /** @description The OAuth client whose token was used, if one was. */
+      oauth_client_id: string | null
+      /** @description The client address (as TRUST_PROXY lets it be read). */
+      client_address: string
+      /**
+       * @description `v1`, `v2` or `oauth` (the token endpoint).
+       * @example v1
+       */
+      api_version: string
+      /** @description Failures only: the request headers, credentials (`Authorization`, `Cookie`, `api_key`…) shown as `***`. */
+      request_headers: {
+        [key: string]: string
+      } | null
+      /** @description Failures only: the body sent (as JSON), secrets shown as `***`, cut at 8192 characters. */
+      request_body: string | null
+      /** @description Failures only: the answer, credentials removed, cut at 8192 characters. */
+      response_body: string | null
+    }
+    RequestLogList: {
+      /** @enum {string} */
+      object: 'list'
+      data: components['schemas']['RequestLog'][]
+      has_more: boolean
+      url: string
+    }
     OAuthTokenRequest: {
       /** @enum {string} */
       grant_type: 'authorization_code' | 'client_credentials' | 'refresh_token'
@@ -1197,7 +1290,7 @@ export interface components {
       code_verifier?: string
       /** @description refresh_token: the latest refresh token (it rotates). */
       refresh_token?: string
-      /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
+      /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks read:request_logs. */
       scope?: string
       /** @description Public clients, and confidential ones not using Basic. */
       client_id?: string
@@ -3562,6 +3655,147 @@ export interface operations {
       }
     }
   }
+  listRequestLogs: {
+    parameters: {
+      query: {
+        /** @description Page size, 1–100. */
+        limit: number
+        /** @description Last entry id of the previous page. */
+        starting_after?: string
+        /** @description First entry id of the current page. */
+        ending_before?: string
+        /** @description Only answers of this class: `2xx`, `3xx`, `4xx` or `5xx`. */
+        status_class?: '2xx' | '3xx' | '4xx' | '5xx'
+        /** @description Only this HTTP method (any case). */
+        method?: string
+        /** @description Only paths that begin with this (`/v1/pet` finds `/v1/pet/42` too). */
+        path?: string
+        /** @description Only requests made with this API key id or OAuth client id. */
+        credential_id?: string
+        /** @description Only the request with this `Request-Id`. */
+        request_id?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RequestLogList']
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getRequestLog: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The entry id (rlog_…). */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One authenticated API request of your account, as the service saw it. Bodies and headers are kept for failures (4xx, 5xx) only, redacted. */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RequestLog']
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description No such object in your account */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   updatePet: {
     parameters: {
       query?: never
@@ -5616,7 +5850,7 @@ export interface operations {
         client_id: string
         /** @description One of the client’s registered redirect URIs. */
         redirect_uri: string
-        /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks. */
+        /** @description Space-separated, among read:pets write:pets read:users write:users read:orders write:orders read:events read:webhooks write:webhooks read:request_logs. */
         scope: string
         /** @description Returned unchanged with the code. */
         state?: string
