@@ -21,6 +21,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   {
     name: 'domain',
     folders: [
+      'sandboxes',
       'orders',
       'pets',
       'users',

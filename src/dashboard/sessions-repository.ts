@@ -5,21 +5,25 @@ import type { DashboardSessionsTable, Db } from '../db/schema.ts'
 
 export type SessionRow = Selectable<DashboardSessionsTable>
 
-export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+export async function insertSession(db: Db, row: Omit<SessionRow, 'mode'>): Promise<void> {
   await db.insertInto('dashboard_sessions').values(row).execute()
 }
 
-/** The session with this id hash and its account's email, if it has not expired at `now`. */
+/**
+ * The session with this id hash, its account's email and the id of that account's sandbox (null
+ * without one), if it has not expired at `now`.
+ */
 export async function findLiveSession(
   db: Db,
   idHash: string,
   now: string,
-): Promise<(SessionRow & { email: string }) | undefined> {
+): Promise<(SessionRow & { email: string; sandbox_id: string | null }) | undefined> {
   return db
     .selectFrom('dashboard_sessions')
     .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
+    .leftJoin('accounts as sandbox', 'sandbox.live_account_id', 'dashboard_sessions.account_id')
     .selectAll('dashboard_sessions')
-    .select('accounts.email')
+    .select(['accounts.email', 'sandbox.id as sandbox_id'])
     .where('dashboard_sessions.id_hash', '=', idHash)
     .where('dashboard_sessions.expires_at', '>', now)
     .executeTakeFirst()
@@ -40,4 +44,9 @@ export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash:
 
 export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
   await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute()
+}
+
+/** Which of its account's two (live or sandbox) the session shows. */
+export async function setSessionMode(db: Db, idHash: string, mode: 'live' | 'sandbox'): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ mode }).where('id_hash', '=', idHash).execute()
 }

@@ -69,3 +69,6 @@ export async function listEventsOfAccount(db: Db, accountId: string, query: Even
   }
   return page
 }
+
+/** For a sandbox's reset. */
+export { deleteAllEventsOfAccount } from './events-repository.ts'

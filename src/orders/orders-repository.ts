@@ -174,3 +174,7 @@ export async function listOrders(
     .execute()
   return { orders: rows.slice(0, query.limit).map(toOrder), hasMore: rows.length > query.limit }
 }
+
+export async function deleteAllOrdersOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('orders').where('account_id', '=', accountId).execute()
+}

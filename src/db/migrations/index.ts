@@ -11,6 +11,7 @@ import * as oauthPublicClients from './2026-11-24T10-oauth-public-clients.ts'
 import * as usernames from './2026-11-24T10-usernames.ts'
 import * as orders from './2026-11-24T11-orders.ts'
 import * as webhookClaimsPerEndpoint from './2026-11-25T12-webhook-claims-per-endpoint.ts'
+import * as sandboxAccounts from './2026-11-26T11-sandbox-accounts.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T10-usernames': usernames,
   '2026-11-24T11-orders': orders,
   '2026-11-25T12-webhook-claims-per-endpoint': webhookClaimsPerEndpoint,
+  '2026-11-26T11-sandbox-accounts': sandboxAccounts,
 }
