@@ -14,6 +14,7 @@ import { registerToken } from './commands/token.ts'
 import { registerTrigger } from './commands/trigger.ts'
 import { registerUsers } from './commands/users.ts'
 import { registerWebhooks } from './commands/webhooks.ts'
+import { registerWhoami } from './commands/whoami.ts'
 import { CommandFailure, describeError, UsageError } from './errors.ts'
 
 export type { Io } from './command.ts'
@@ -28,6 +29,7 @@ const COMMANDS: readonly Register[] = [
   registerListen,
   registerTrigger,
   registerToken,
+  registerWhoami,
 ]
 
 const ROOT_NOTES = `

@@ -95,6 +95,10 @@ export async function registerOpenApi(
           name: 'v1-webhook',
           description: 'v1: webhook endpoints that receive signed events, and their delivery log.',
         },
+        {
+          name: 'v1-account',
+          description: "v1: the calling key's account, live or sandbox.",
+        },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status, and orders for them.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },

@@ -69,6 +69,7 @@ describeDb('API documentation', () => {
       'v1-order',
       'v1-event',
       'v1-webhook',
+      'v1-account',
       'pet',
       'store',
       'user',
@@ -150,7 +151,7 @@ describeDb('API documentation', () => {
           'EventListV1',
         ]
           .concat(['WebhookEndpoint', 'WebhookEndpointList', 'DeletedWebhookEndpoint', 'WebhookDeliveryList'])
-          .concat(['QueuedWebhookDelivery'])
+          .concat(['QueuedWebhookDelivery', 'AccountV1'])
           .map((name) => `#/components/schemas/${name}`),
       ),
     )

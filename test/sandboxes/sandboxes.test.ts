@@ -180,4 +180,22 @@ describeDb('sandbox accounts', () => {
     const viaLive = await t.app.inject({ method: 'GET', url: `/v2/pet/${id}`, headers: bearer(liveToken) })
     expect(viaLive.statusCode).toBe(404)
   })
+
+  it("answers GET /v1/account with the key's account and its mode, for any key of it", async () => {
+    const ofLive = await live({ method: 'GET', url: '/v1/account' })
+    expect(ofLive.statusCode).toBe(200)
+    expect(ofLive.json()).toMatchObject({
+      id: liveAccountId,
+      object: 'account',
+      mode: 'live',
+      live_account_id: null,
+    })
+    const ofSandbox = await sandbox({ method: 'GET', url: '/v1/account' })
+    expect(ofSandbox.json()).toMatchObject({ id: sandboxId, mode: 'sandbox', live_account_id: liveAccountId })
+    // A key restricted to one scope may still ask which account it reaches.
+    const narrow = (await createApiKey(t.database.db, { accountId: sandboxId, scopes: ['read:pets'] })).apiKey
+    expect((await withKey(t.app, narrow)({ method: 'GET', url: '/v1/account' })).json().id).toBe(sandboxId)
+    const none = await t.app.inject({ method: 'GET', url: '/v1/account' })
+    expect(none.statusCode).toBe(401)
+  })
 })

@@ -7,7 +7,7 @@ from typing import Any, List, Mapping, Optional, Union
 from ._api_object import ApiList, ApiObject, wrap
 from ._http import Call, RequestOptions, Transport
 from ._oauth import OAuth
-from .resources import Events, Orders, Pets, Users, WebhookEndpoints
+from .resources import AccountResource, Events, Orders, Pets, Users, WebhookEndpoints
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 
@@ -60,6 +60,8 @@ class PetService:
         self.orders = Orders(self._transport)
         self.events = Events(self._transport)
         self.webhook_endpoints = WebhookEndpoints(self._transport)
+        #: The key's account, live or sandbox: ``client.account.retrieve()``.
+        self.account = AccountResource(self._transport)
 
     def request(
         self,

@@ -31,6 +31,10 @@ export type OrderUpdateParams = Json<operations['updateOrder']['requestBody']>
 export type OrderListParams = Query<operations['listOrders']>
 export type DeletedOrder = Json<operations['deleteOrderV1']['responses'][200]>
 
+/** The account an API key belongs to: live, or a sandbox (`pet_sk_test_` keys). */
+export type Account = Json<operations['getAccount']['responses'][200]>
+export type AccountMode = Account['mode']
+
 /** The RFC 9457 problem document every v1 error answers. */
 export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']
 
