@@ -3,10 +3,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { findAccountById } from '../../src/accounts/accounts-service.ts'
 import { createApiKey, listApiKeys } from '../../src/keys/keys-service.ts'
 import { openSandbox, resetSandbox } from '../../src/sandboxes/sandboxes-service.ts'
+import { systemClock } from '../../src/webhooks/clock.ts'
+import { FanOut } from '../../src/webhooks/fan-out.ts'
 import type { Resolve } from '../../src/webhooks/url-policy.ts'
 import { createTestApp, form, type TestApp, withKey } from '../helpers/app.ts'
 import { describeDb } from '../helpers/database.ts'
 import { accessToken, bearer, oauthClient } from '../helpers/oauth.ts'
+import { waitUntil } from '../helpers/poll.ts'
 
 const resolve: Resolve = async () => [{ address: '93.184.215.14', family: 4 }]
 
@@ -111,6 +114,33 @@ describeDb('sandbox accounts', () => {
       expect(rotate.statusCode).toBe(404)
       const remove = await caller({ method: 'DELETE', url: `/v1/webhook_endpoint/${theirs.endpointId}` })
       expect(remove.statusCode).toBe(404)
+    }
+    // Each account's events go to its own endpoints only, never to the other's.
+    const deliveries = (endpointId: string) =>
+      t.database.db
+        .selectFrom('webhook_deliveries')
+        .select(['event_id', 'account_id'])
+        .where('endpoint_id', '=', endpointId)
+        .execute()
+    const laterEvent = async (call: ReturnType<typeof withKey>) => {
+      expect((await call({ method: 'POST', url: '/v1/user', ...form({ name: 'Later' }) })).statusCode).toBe(
+        201,
+      )
+      return ((await call({ method: 'GET', url: '/v1/event?limit=1' })).json().data[0] as { id: string }).id
+    }
+    const sandboxEvent = await laterEvent(sandbox)
+    const liveEvent = await laterEvent(live)
+    // The delivery worker's fan-out (not started in tests) queues each event for its endpoints.
+    const fanOut = new FanOut(t.database.db, systemClock)
+    for (const [own, ownEvent, theirEvent] of [
+      [inSandbox, sandboxEvent, liveEvent],
+      [inLive, liveEvent, sandboxEvent],
+    ] as const) {
+      await waitUntil('an event reaches its own account’s endpoint', async () => {
+        await fanOut.run(100)
+        return (await deliveries(own.endpointId)).some((d) => d.event_id === ownEvent)
+      })
+      expect((await deliveries(own.endpointId)).map((d) => d.event_id)).not.toContain(theirEvent)
     }
     // A pet id the other account never used answers 404 (ids are per account).
     const fresh = await sandbox({ method: 'POST', url: '/v1/pet', ...form({ name: 'Only in the sandbox' }) })
