@@ -23,6 +23,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   {
     name: 'domain',
     folders: [
+      'sandboxes',
       'orders',
       'pets',
       'users',

@@ -1,7 +1,8 @@
 /**
- * The secret `petctl listen` signs forwarded events with: one per API key on this machine, kept
- * in petctl's config file, so a local receiver configured with it keeps verifying across sessions
- * (as `stripe listen`'s does). The entry is named by a hash of the key, never the key itself.
+ * The secret `petctl listen` signs forwarded events with: one per account on this machine (the
+ * account `GET /v1/account` names for the key), kept in petctl's config file, so a local receiver
+ * configured with it keeps verifying across sessions and across keys of the same account (as
+ * `stripe listen`'s does). A live account and its sandbox are two accounts, with a secret each.
  */
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
@@ -23,6 +24,9 @@ export interface SessionSecret {
 export interface SecretRequest {
   /** The config file, whether or not it exists yet; undefined when there is no home to put it in. */
   file: { path: string } | undefined
+  /** The key's account (`GET /v1/account`): the secret is kept per account. */
+  accountId: string
+  /** The key, only to find a secret kept per key by an earlier petctl (by its hash). */
   apiKey: string
   baseUrl: string
   /** `--secret`: sign with this one, and keep it. */
@@ -42,8 +46,9 @@ export function sessionSecret(request: SecretRequest): SessionSecret {
   }
   const config = existsSync(file.path) ? readConfigObject(file.path) : {}
   const kept = asRecord(config[MEMBER])
-  const name = entryName(request.apiKey)
-  const previous = asRecord(kept[name]).secret
+  const name = `account:${request.accountId}`
+  // An earlier petctl kept one secret per key: that one becomes the account's.
+  const previous = asRecord(kept[name]).secret ?? asRecord(kept[keyEntryName(request.apiKey)]).secret
   const stored = typeof previous === 'string' && SECRET_FORMAT.test(previous) ? previous : undefined
   if (stored !== undefined && !request.renew && (given === undefined || given === stored))
     return { secret: stored, note: `(the same as last time, kept in ${file.path}; --new-secret replaces it)` }
@@ -60,8 +65,8 @@ export function sessionSecret(request: SecretRequest): SessionSecret {
   return { secret, note: `(${origin(given)}, ${what} ${file.path} for the next sessions)` }
 }
 
-/** The key's entry: a hash (the key is a random secret, so its hash reveals nothing of it). */
-function entryName(apiKey: string): string {
+/** How an earlier petctl named a key's entry: a hash (a random secret's hash reveals nothing of it). */
+function keyEntryName(apiKey: string): string {
   return `sha256:${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}`
 }
 

@@ -15,6 +15,8 @@ export interface ListenSettings {
   secret: string
   /** Whether it is new, and where it is kept (../listen-secret.ts), printed after it. */
   secretNote: string
+  /** The key's account's mode, named in the banner so no one mistakes test events for live ones. */
+  mode: 'live' | 'sandbox'
   json: boolean
   /** Resume after this event instead of starting from now. */
   lastEventId: string | undefined
@@ -34,7 +36,7 @@ const USER_AGENT = 'pet-service-webhooks/1 (petctl listen)'
 export async function listen(client: PetService, settings: ListenSettings, io: ListenIo): Promise<void> {
   const what = settings.events === undefined ? 'every event' : `events ${settings.events.join(', ')}`
   io.err(
-    `Listening for ${what}${settings.lastEventId === undefined ? '' : ` after ${settings.lastEventId}`}. Ctrl-C to stop.`,
+    `Listening for ${what}${settings.lastEventId === undefined ? '' : ` after ${settings.lastEventId}`} of the ${settings.mode === 'sandbox' ? 'SANDBOX (test data)' : 'live account'}. Ctrl-C to stop.`,
   )
   io.err(`Webhook signing secret of this session: ${settings.secret} ${settings.secretNote}`)
   if (settings.forwardTo !== undefined)

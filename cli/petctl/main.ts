@@ -15,6 +15,7 @@ import { registerToken } from './commands/token.ts'
 import { registerTrigger } from './commands/trigger.ts'
 import { registerUsers } from './commands/users.ts'
 import { registerWebhooks } from './commands/webhooks.ts'
+import { registerWhoami } from './commands/whoami.ts'
 import { CommandFailure, describeError, UsageError } from './errors.ts'
 
 export type { Io } from './command.ts'
@@ -30,6 +31,7 @@ const COMMANDS: readonly Register[] = [
   registerListen,
   registerTrigger,
   registerToken,
+  registerWhoami,
 ]
 
 const ROOT_NOTES = `

@@ -5,6 +5,12 @@
 export const API_KEY_PREFIX = 'pet_sk_'
 
 /**
+ * The prefix of a sandbox's keys: `pet_sk_test_`. A live key never has `_` after its prefix
+ * (only base62 follows it), so neither kind can be read as the other.
+ */
+export const TEST_API_KEY_PREFIX = `${API_KEY_PREFIX}test_`
+
+/**
  * What a credential sent to the wrong API is, in words that say which one to send instead:
  * v1 takes API keys, v2 OAuth access tokens. Recognised by shape only, never looked up, and
  * never echoed.

@@ -27,6 +27,7 @@ export async function insertAccount(
     email: normaliseEmail(input.email),
     password_hash: input.passwordHash ?? null,
     created_at: nowIso(),
+    live_account_id: null,
   }
   await db.insertInto('accounts').values(row).execute()
   return row
@@ -43,7 +44,13 @@ export async function findOrCreateAccount(
   // Two callers may create the same account at once: the loser of the race reads the winner's row.
   await db
     .insertInto('accounts')
-    .values({ id, email: normaliseEmail(email), password_hash: null, created_at: nowIso() })
+    .values({
+      id,
+      email: normaliseEmail(email),
+      password_hash: null,
+      created_at: nowIso(),
+      live_account_id: null,
+    })
     .onConflict((oc) => oc.column('email').doNothing())
     .execute()
   const account = await findAccountByEmail(db, email)
@@ -69,4 +76,39 @@ export async function setAccountPassword(db: Db, accountId: string, passwordHash
 export async function lockAccount(db: Db, accountId: string): Promise<void> {
   if (!isPostgres(db)) return
   await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute()
+}
+
+/** The sandbox of a live account, if it has one. */
+export async function findSandboxOf(db: Db, liveAccountId: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('live_account_id', '=', liveAccountId).executeTakeFirst()
+}
+
+/**
+ * The live account's sandbox, created when it has none. A sandbox has no password and no email
+ * of its own (it is reached through its live account): its `email` column holds a placeholder
+ * without an `@`, which no sign-up can ever take.
+ */
+export async function findOrCreateSandbox(
+  db: Db,
+  liveAccountId: string,
+): Promise<{ account: AccountRow; created: boolean }> {
+  const existing = await findSandboxOf(db, liveAccountId)
+  if (existing !== undefined) return { account: existing, created: false }
+  const id = newId('acct')
+  // Two clicks at once: the unique index on live_account_id keeps one, the other reads it.
+  await db
+    .insertInto('accounts')
+    .values({
+      id,
+      email: `sandbox:${liveAccountId}`,
+      password_hash: null,
+      created_at: nowIso(),
+      live_account_id: liveAccountId,
+    })
+    .onConflict((oc) => oc.column('live_account_id').doNothing())
+    .execute()
+  const account = await findSandboxOf(db, liveAccountId)
+  if (account === undefined)
+    throw new Error(`the sandbox of ${liveAccountId} vanished right after it was created`)
+  return { account, created: account.id === id }
 }

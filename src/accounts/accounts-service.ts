@@ -11,6 +11,8 @@ export {
   findAccountByEmail,
   findAccountById,
   findOrCreateAccount,
+  findOrCreateSandbox,
+  findSandboxOf,
   insertAccount,
   isEmail,
   lockAccount,
@@ -34,4 +36,11 @@ export async function createAccountWithPassword(
     if ((await findAccountByEmail(db, email)) !== undefined) return undefined
     throw error
   }
+}
+
+/** Live accounts hold real data; a sandbox is the separate account a live one tests against. */
+export type AccountMode = 'live' | 'sandbox'
+
+export function modeOf(account: { live_account_id: string | null }): AccountMode {
+  return account.live_account_id === null ? 'live' : 'sandbox'
 }

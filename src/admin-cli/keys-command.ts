@@ -9,6 +9,7 @@ import {
   listApiKeys,
   toApiKeyInfo,
 } from '../keys/keys-service.ts'
+import { findSandboxOf, openSandbox } from '../sandboxes/sandboxes-service.ts'
 import { type CliIo, UsageError } from './cli-io.ts'
 import { requireEmail } from './emails.ts'
 
@@ -19,6 +20,7 @@ interface CreateOptions {
   name?: string
   scope?: string
   expiresInDays?: string
+  sandbox?: boolean
   json?: boolean
 }
 
@@ -32,10 +34,11 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, bas
     .option('--name <label>', 'a label for the key')
     .option('--scope <scopes>', 'restrict it to these scopes, e.g. "read:pets write:pets"')
     .option('--expires-in-days <n>', 'expire it after N days (1-3650)')
+    .option('--sandbox', "a key of the account's sandbox (pet_sk_test_…), created with it if there is none")
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  pet-service keys create --account me@example.com\n  pet-service keys create --account me@example.com --name ci --scope "read:pets" --expires-in-days 30 --json',
+      '\nExamples:\n  pet-service keys create --account me@example.com\n  pet-service keys create --account me@example.com --sandbox --name ci\n  pet-service keys create --account me@example.com --name ci --scope "read:pets" --expires-in-days 30 --json',
     )
     .action((options: CreateOptions) =>
       withDb(async (db) => {
@@ -56,7 +59,9 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, bas
             throw new UsageError('--expires-in-days must be a number of days from 1 to 3650.')
           expiresAt = new Date(Date.now() + days * 86_400_000)
         }
-        const { account } = await findOrCreateAccount(db, email)
+        const { account: live } = await findOrCreateAccount(db, email)
+        const account = options.sandbox === true ? (await openSandbox(db, live.id)).sandbox : live
+        const mode = options.sandbox === true ? 'sandbox' : 'live'
         const { apiKey, info } = await createApiKey(db, {
           accountId: account.id,
           ...(options.name === undefined ? {} : { name: options.name }),
@@ -69,7 +74,8 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, bas
               api_key: apiKey,
               key_id: info.id,
               account_id: account.id,
-              email: account.email,
+              email: live.email,
+              mode,
               name: info.name,
               scopes: info.scopes,
               expires_at: info.expires_at,
@@ -77,7 +83,7 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, bas
           )
         } else {
           io.out(
-            `API key for ${account.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. For petctl and the client libraries:\n\n  export PET_SERVICE_API_KEY=${apiKey}\n\nTry it: curl -u ${apiKey}: -d name=Rex ${baseUrl()}/v1/pet`,
+            `API key for ${options.sandbox === true ? `the sandbox of ${live.email}` : live.email} (${account.id}), shown only this once:\n\n  ${apiKey}\n\nKey id: ${info.id}. For petctl and the client libraries:\n\n  export PET_SERVICE_API_KEY=${apiKey}\n\nTry it: curl -u ${apiKey}: -d name=Rex ${baseUrl()}/v1/pet`,
           )
         }
       }),
@@ -87,12 +93,15 @@ export function addKeysCommands(program: Command, io: CliIo, withDb: WithDb, bas
     .command('list')
     .description("list an account's keys (redacted)")
     .option('--account <email>', "the account's email (required)")
+    .option('--sandbox', "the keys of the account's sandbox")
     .option('--json', 'print the result as JSON')
-    .action((options: { account?: string; json?: boolean }) =>
+    .action((options: { account?: string; sandbox?: boolean; json?: boolean }) =>
       withDb(async (db) => {
         const email = requireEmail(options.account, '--account')
-        const account = await findAccountByEmail(db, email)
-        if (account === undefined) throw new UsageError(`No account for ${email}.`)
+        const live = await findAccountByEmail(db, email)
+        if (live === undefined) throw new UsageError(`No account for ${email}.`)
+        const account = options.sandbox === true ? await findSandboxOf(db, live.id) : live
+        if (account === undefined) throw new UsageError(`${email} has no sandbox.`)
         const found = (await listApiKeys(db, account.id)).map(toApiKeyInfo)
         if (options.json) io.out(JSON.stringify(found))
         else if (found.length === 0) io.out(`No API keys for ${email}.`)

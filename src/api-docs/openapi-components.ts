@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { EventListSchema, EventV1Schema } from '../events/event-schemas.ts'
 import { RequestLogListSchema, RequestLogV1Schema } from '../request-logs/request-log-schemas.ts'
+import { AccountV1Schema } from '../routes/v1/account.ts'
 import { DeletedOrderSchema, OrderListSchema, OrderV1Schema } from '../routes/v1/order-schemas.ts'
 import { CategorySchema, DeletedPetSchema, PetListSchema, PetV1Schema } from '../routes/v1/pet-schemas.ts'
 import { DeletedUserSchema, UserListSchema, UserV1Schema } from '../routes/v1/user-schemas.ts'
@@ -38,6 +39,7 @@ export const V1_COMPONENTS: Record<string, TSchema> = {
   QueuedWebhookDelivery: QueuedDeliverySchema,
   RequestLog: RequestLogV1Schema,
   RequestLogList: RequestLogListSchema,
+  AccountV1: AccountV1Schema,
 }
 
 type Json = unknown

@@ -100,6 +100,10 @@ export async function registerOpenApi(
           description:
             'v1: the API requests of your account and their answers (failures with their bodies, redacted).',
         },
+        {
+          name: 'v1-account',
+          description: "v1: the calling key's account, live or sandbox.",
+        },
         { name: 'pet', description: 'v2 (Swagger Petstore compatible): everything about your pets.' },
         { name: 'store', description: 'v2: the inventory of your pets by status, and orders for them.' },
         { name: 'user', description: 'v2: pet owners, with integer ids and camelCase fields.' },

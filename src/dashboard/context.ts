@@ -113,6 +113,14 @@ const NOTICES: Record<string, Notice> = {
   webhook_resent: { kind: 'success', text: 'The event is queued for this endpoint again.' },
   webhook_disabled: { kind: 'success', text: 'The endpoint is disabled: no events are sent to it.' },
   webhook_enabled: { kind: 'success', text: 'The endpoint is enabled: events are sent to it again.' },
+  sandbox_created: {
+    kind: 'success',
+    text: 'Your sandbox is ready, and you are in it. Create a pet_sk_test_ key under API keys to call it.',
+  },
+  sandbox_reset: {
+    kind: 'success',
+    text: 'The sandbox was reset: its data is deleted; its keys, OAuth apps and webhook endpoints stay.',
+  },
 }
 
 export function noticeFrom(request: FastifyRequest): Notice | undefined {

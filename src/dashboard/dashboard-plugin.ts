@@ -11,7 +11,8 @@ import { loadOrCreate } from '../oauth/oauth-keys.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../sign-in/sign-in-limits.ts'
 import { ASSETS_DIR } from '../web/assets-dir.ts'
-import { csrfBinding, sendPage } from './context.ts'
+import { csrfBinding, csrfToken, sendPage } from './context.ts'
+import { fillModeSlots } from './mode-switch.ts'
 import { accountRoutes } from './routes/account-routes.ts'
 import { clientsRoutes } from './routes/clients-routes.ts'
 import { dataRoutes } from './routes/data-routes.ts'
@@ -19,6 +20,7 @@ import { eventsRoutes } from './routes/events-routes.ts'
 import { keysRoutes } from './routes/keys-routes.ts'
 import { ordersRoutes } from './routes/orders-routes.ts'
 import { requestLogsRoutes } from './routes/request-logs-routes.ts'
+import { sandboxRoutes } from './routes/sandbox-routes.ts'
 import { webhooksRoutes } from './routes/webhooks-routes.ts'
 import { SESSION_COOKIE, sessionFromCookie } from './sessions.ts'
 import { messagePage } from './views/account-views.ts'
@@ -94,10 +96,12 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
   app.addHook('preValidation', async (request) => {
     assertNoNul({ body: request.body, query: request.query, params: request.params })
   })
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     // Pages show secrets and account data: never store them in any cache.
     if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('cache-control', 'no-store')
+      if (typeof payload === 'string')
+        return fillModeSlots(payload, request.dashboardSession, () => csrfToken(reply))
     }
     return payload
   })
@@ -159,4 +163,5 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions 
   await app.register(eventsRoutes)
   await app.register(requestLogsRoutes)
   await app.register(webhooksRoutes)
+  await app.register(sandboxRoutes)
 }

@@ -1,25 +1,29 @@
 import type { Selectable } from 'kysely'
-import { emailOfAccount } from '../accounts/account-statements.ts'
+import { emailOfAccount, sandboxOfAccount } from '../accounts/account-statements.ts'
 import type { DashboardSessionsTable, Db } from '../db/schema.ts'
 
 /** The dashboard_sessions table: one row per signed-in browser (sessions.ts says what is kept). */
 
 export type SessionRow = Selectable<DashboardSessionsTable>
 
-export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+export async function insertSession(db: Db, row: Omit<SessionRow, 'mode'>): Promise<void> {
   await db.insertInto('dashboard_sessions').values(row).execute()
 }
 
-/** The session with this id hash and its account's email, if it has not expired at `now`. */
+/**
+ * The session with this id hash, its account's email and the id of that account's sandbox (null
+ * without one), if it has not expired at `now`.
+ */
 export async function findLiveSession(
   db: Db,
   idHash: string,
   now: string,
-): Promise<(SessionRow & { email: string }) | undefined> {
+): Promise<(SessionRow & { email: string; sandbox_id: string | null }) | undefined> {
   const row = await db
     .selectFrom('dashboard_sessions')
     .selectAll('dashboard_sessions')
     .select(emailOfAccount('dashboard_sessions.account_id').as('email'))
+    .select(sandboxOfAccount('dashboard_sessions.account_id').as('sandbox_id'))
     .where('dashboard_sessions.id_hash', '=', idHash)
     .where('dashboard_sessions.expires_at', '>', now)
     .executeTakeFirst()
@@ -42,4 +46,9 @@ export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash:
 
 export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
   await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute()
+}
+
+/** Which of its account's two (live or sandbox) the session shows. */
+export async function setSessionMode(db: Db, idHash: string, mode: 'live' | 'sandbox'): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ mode }).where('id_hash', '=', idHash).execute()
 }

@@ -9,6 +9,7 @@ import {
   deleteSession,
   findLiveSession,
   insertSession,
+  setSessionMode,
 } from './sessions-repository.ts'
 
 /**
@@ -21,7 +22,13 @@ export const SESSION_COOKIE = 'pet_session'
 export const SESSION_DAYS = 7
 
 export interface DashboardSession {
+  /** The account the pages show and change: the live account, or its sandbox (`mode`). */
   accountId: string
+  /** The signed-in account, which owns the password, the sessions and the sandbox. */
+  liveAccountId: string
+  /** The live account's sandbox, null until one is created. */
+  sandboxId: string | null
+  mode: 'live' | 'sandbox'
   email: string
   idHash: string
 }
@@ -70,7 +77,21 @@ export async function sessionFromCookie(db: Db, value: string | undefined): Prom
   if (value === undefined || value === '' || value.length > 100) return null
   const idHash = sha256Hex(value)
   const row = await findLiveSession(db, idHash, nowIso())
-  return row === undefined ? null : { accountId: row.account_id, email: row.email, idHash }
+  if (row === undefined) return null
+  const mode = row.mode === 'sandbox' && row.sandbox_id !== null ? 'sandbox' : 'live'
+  return {
+    accountId: mode === 'sandbox' && row.sandbox_id !== null ? row.sandbox_id : row.account_id,
+    liveAccountId: row.account_id,
+    sandboxId: row.sandbox_id,
+    mode,
+    email: row.email,
+    idHash,
+  }
+}
+
+/** Shows the live account or its sandbox from the next page on. */
+export async function switchSessionMode(db: Db, idHash: string, mode: 'live' | 'sandbox'): Promise<void> {
+  await setSessionMode(db, idHash, mode)
 }
 
 export async function endSession(db: Db, reply: FastifyReply, idHash: string): Promise<void> {

@@ -33,6 +33,8 @@ export interface AccountsTable {
   email: string
   password_hash: string | null
   created_at: string
+  /** Set on a sandbox: the live account it belongs to (one sandbox per live account). */
+  live_account_id: string | null
 }
 
 export interface ApiKeysTable {
@@ -175,6 +177,8 @@ export interface DashboardSessionsTable {
   created_at: string
   expires_at: string
   user_agent: string | null
+  /** Which of the signed-in account's two the dashboard shows. */
+  mode: Generated<'live' | 'sandbox'>
 }
 
 /** Dashboard sign-in and sign-up attempts, counted to rate limit guessing per address and account. */

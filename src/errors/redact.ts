@@ -5,7 +5,7 @@
  * proxies and bug reports.
  */
 export function redactSecret(value: string): string {
-  const prefix = /^[a-z]{2,10}_[a-z]{2,10}_/.exec(value)?.[0] ?? ''
+  const prefix = /^[a-z]{2,10}_[a-z]{2,10}_(?:test_)?/.exec(value)?.[0] ?? ''
   const rest = value.slice(prefix.length)
   return rest.length >= 16 ? `${prefix}…${rest.slice(-4)}` : `${prefix}…`
 }

@@ -167,3 +167,7 @@ export async function purgeEventsBefore(db: Db, cutoff: string, batch: number): 
   const result = await db.deleteFrom('events').where('seq', '<=', last).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+export async function deleteAllEventsOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('events').where('account_id', '=', accountId).execute()
+}

@@ -76,3 +76,6 @@ export async function listEventsOfAccount(db: Db, accountId: string, query: Even
   }
   return { events: page.rows, hasMore: page.hasMore }
 }
+
+/** For a sandbox's reset. */
+export { deleteAllEventsOfAccount } from './events-repository.ts'

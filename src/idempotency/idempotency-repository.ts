@@ -98,3 +98,7 @@ export async function deleteKeysCreatedBefore(db: Db, before: string): Promise<n
   const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+export async function deleteAllKeysOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).execute()
+}

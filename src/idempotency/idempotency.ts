@@ -213,3 +213,6 @@ async function claim(
 export async function purgeExpiredIdempotencyKeys(db: Db, now = Date.now()): Promise<number> {
   return deleteKeysCreatedBefore(db, nowIso(now - IDEMPOTENCY_TTL_MS))
 }
+
+/** For a sandbox's reset: the stored answers of its creates. */
+export { deleteAllKeysOfAccount as deleteAllIdempotencyKeysOfAccount } from './idempotency-repository.ts'

@@ -1,13 +1,14 @@
 import { wrongCredentialForV1 } from '../access/credential-kinds.ts'
 import type { Principal } from '../access/principal.ts'
 import { isScope, type Scope } from '../access/scopes.ts'
+import { findAccountById, modeOf } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import { ApiError } from '../errors/api-error.ts'
 import { redactSecret } from '../errors/redact.ts'
 import { sha256Hex } from '../lib/hash.ts'
 import { newId } from '../lib/ids.ts'
 import { nowIso } from '../lib/time.ts'
-import { API_KEY_PREFIX, checkApiKeyShape, generateApiKey } from './api-key-format.ts'
+import { API_KEY_PREFIX, checkApiKeyShape, generateApiKey, prefixOf } from './api-key-format.ts'
 import {
   type ApiKeyRow,
   findApiKeyByHash,
@@ -49,13 +50,17 @@ export async function createApiKey(
   db: Db,
   input: { accountId: string; name?: string; scopes?: Scope[] | null; expiresAt?: Date | null },
 ): Promise<{ apiKey: string; info: ApiKeyInfo }> {
-  const apiKey = generateApiKey()
+  const account = await findAccountById(db, input.accountId)
+  if (account === undefined) throw new Error(`no account ${input.accountId} to create a key for`)
+  // A sandbox's keys say so in their prefix (pet_sk_test_…), so no one mistakes one for live.
+  const mode = modeOf(account)
+  const apiKey = generateApiKey(mode)
   const row: ApiKeyRow = {
     id: newId('key'),
     account_id: input.accountId,
     name: input.name?.trim() || 'Secret key',
     key_hash: sha256Hex(apiKey),
-    prefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
+    prefix: apiKey.slice(0, prefixOf(mode).length + 4),
     last4: apiKey.slice(-4),
     scopes: input.scopes == null ? null : input.scopes.join(' '),
     created_at: nowIso(),
@@ -106,7 +111,7 @@ export class KeyAuthenticator {
       throw new ApiError(
         'api_key_invalid',
         wrongCredentialForV1(apiKey) ??
-          `Invalid API key: it must look like ${API_KEY_PREFIX}… followed by 36 letters and digits.`,
+          `Invalid API key: it must look like ${API_KEY_PREFIX}… (or ${API_KEY_PREFIX}test_… for a sandbox) followed by 36 letters and digits.`,
       )
     }
     if (shape === 'bad_checksum') {

@@ -1,6 +1,6 @@
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
+import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider'
 import { ALL_SCOPES } from '../access/scopes.ts'
-import { findAccountById } from '../accounts/accounts-service.ts'
+import { findAccountById, findSandboxOf, modeOf } from '../accounts/accounts-service.ts'
 import type { Db } from '../db/schema.ts'
 import { providerSecret } from './clients-service.ts'
 import { constantTimeEqual } from './constant-time.ts'
@@ -99,13 +99,32 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     extraClientMetadata: { properties: ['account_id'] },
     // Whose records a token reaches: the signed-in account (code flow), or the client's owner.
+    // A sandbox's app reaches only sandboxes: in the code flow, the signed-in account's sandbox.
+    // Every token names its mode (`mode`: live or sandbox), as a sandbox key's prefix does.
     async extraTokenClaims(ctx, token) {
-      const accountId =
-        'accountId' in token && typeof token.accountId === 'string'
-          ? token.accountId
-          : (ctx.oidc.client?.['account_id' as keyof typeof ctx.oidc.client] as string | undefined)
+      const clientAccountId = ctx.oidc.client?.['account_id' as keyof typeof ctx.oidc.client] as
+        | string
+        | undefined
+      const clientAccount =
+        clientAccountId === undefined ? undefined : await findAccountById(db, clientAccountId)
+      let accountId =
+        'accountId' in token && typeof token.accountId === 'string' ? token.accountId : clientAccountId
+      let account = accountId === clientAccountId ? clientAccount : await findAccountById(db, accountId ?? '')
+      if (clientAccount !== undefined && modeOf(clientAccount) === 'sandbox' && account !== undefined) {
+        if (modeOf(account) === 'live') {
+          account = await findSandboxOf(db, account.id)
+          if (account === undefined) {
+            throw new errors.InvalidGrant('this is a sandbox app, and the signed-in account has no sandbox')
+          }
+          accountId = account.id
+        }
+      }
       const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined
-      return { account_id: accountId, ...(grantId === undefined ? {} : { gid: grantId }) }
+      return {
+        account_id: accountId,
+        mode: account === undefined ? 'live' : modeOf(account),
+        ...(grantId === undefined ? {} : { gid: grantId }),
+      }
     },
     // A refresh token whenever the client may use one (no `offline_access` ceremony), rotated
     // on every use; a reused one revokes its grant (oidc-provider does that on its own).

@@ -10,6 +10,8 @@ export interface AccessTokenClaims extends JWTPayload {
   exp: number
   client_id: string
   account_id: string
+  /** `sandbox` on a sandbox's tokens (src/oauth/provider.ts); older tokens lack it: live. */
+  mode?: 'live' | 'sandbox'
   scope?: string
   gid?: string
 }

@@ -152,3 +152,7 @@ export function listOrders(
     toOrder,
   )
 }
+
+export async function deleteAllOrdersOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('orders').where('account_id', '=', accountId).execute()
+}

@@ -191,4 +191,6 @@ export async function listOrdersOfAccount(
   )
 }
 
+/** For a sandbox's reset. */
+export { deleteAllOrdersOfAccount } from './orders-repository.ts'
 export type { OrderListQuery }

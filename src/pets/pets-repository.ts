@@ -665,3 +665,8 @@ export async function petNamesByIds(db: Db, accountId: string, ids: number[]): P
     .execute()
   return new Map(rows.map((r) => [Number(r.id), r.name]))
 }
+
+/** Deletes every pet of the account (their images go with them: the foreign key cascades). */
+export async function deleteAllPetsOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('pets').where('account_id', '=', accountId).execute()
+}

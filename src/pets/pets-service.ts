@@ -281,3 +281,6 @@ export async function assertOwnsNoPets(db: Db, accountId: string, userId: string
     { extensions: { pet_count: pets } },
   )
 }
+
+/** For a sandbox's reset: every pet of the account and its images. */
+export { deleteAllPetsOfAccount } from './pets-repository.ts'

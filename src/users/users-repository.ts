@@ -234,3 +234,8 @@ export function uniqueConflictOf(error: unknown): 'username' | 'petstore_id' | u
   }
   return undefined
 }
+
+/** Deletes every user of the account; its pets must be gone first (they name their owner). */
+export async function deleteAllUsersOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('users').where('account_id', '=', accountId).execute()
+}

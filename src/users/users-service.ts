@@ -281,4 +281,11 @@ export async function hashUserPassword(
 }
 
 // Reads for the dashboard's pages (src/dashboard/routes/data-routes.ts).
-export { countUsers, listUserNames, listUsers, userNamesByIds } from './users-repository.ts'
+/** For a sandbox's reset, after its pets. */
+export {
+  countUsers,
+  deleteAllUsersOfAccount,
+  listUserNames,
+  listUsers,
+  userNamesByIds,
+} from './users-repository.ts'

@@ -455,3 +455,8 @@ export async function endpointFailed(
     .executeTakeFirst()
   return disabled.numUpdatedRows > 0n
 }
+
+/** Every delivery of the account's endpoints (their attempts go with them: the foreign key cascades). */
+export async function deleteAllDeliveriesOfAccount(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('account_id', '=', accountId).execute()
+}

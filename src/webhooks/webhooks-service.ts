@@ -288,7 +288,8 @@ export async function sendTestEvent(
 }
 
 // The delivery log's retention, run with the events' (src/events/events-retention.ts, src/server.ts).
-export { purgeFinishedDeliveriesBefore } from './webhooks-repository.ts'
+/** For a sandbox's reset: its endpoints stay, with their secrets. */
+export { deleteAllDeliveriesOfAccount, purgeFinishedDeliveriesBefore } from './webhooks-repository.ts'
 
 /**
  * What waits to be delivered, all accounts together (the metrics' gauges): open deliveries, the

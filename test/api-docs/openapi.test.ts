@@ -66,6 +66,7 @@ describeDb('API documentation', () => {
       'v1-event',
       'v1-webhook',
       'v1-request-log',
+      'v1-account',
       'pet',
       'store',
       'user',
@@ -149,6 +150,7 @@ describeDb('API documentation', () => {
         ]
           .concat(['WebhookEndpoint', 'WebhookEndpointList', 'DeletedWebhookEndpoint', 'WebhookDeliveryList'])
           .concat(['QueuedWebhookDelivery', 'RequestLog', 'RequestLogList'])
+          .concat(['QueuedWebhookDelivery', 'AccountV1'])
           .map((name) => `#/components/schemas/${name}`),
       ),
     )

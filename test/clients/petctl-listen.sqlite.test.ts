@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -53,13 +54,39 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-/** The stream: events 1–2, then the connection drops; the next connection resumes with 3. */
+/** What `GET /v1/account` answers for each test key: two keys of one account, another, a sandbox. */
+const ACCOUNTS: Record<string, { id: string; mode: 'live' | 'sandbox'; live_account_id: string | null }> = {
+  [KEY]: { id: 'acct_listen', mode: 'live', live_account_id: null },
+  pet_sk_listentest2: { id: 'acct_listen', mode: 'live', live_account_id: null },
+  pet_sk_otheraccount: { id: 'acct_other', mode: 'live', live_account_id: null },
+  pet_sk_test_listentest: { id: 'acct_listensandbox', mode: 'sandbox', live_account_id: 'acct_listen' },
+}
+
+function answerAccount(req: IncomingMessage, res: ServerResponse): void {
+  const basic = (req.headers.authorization ?? '').replace(/^Basic /, '')
+  const key = Buffer.from(basic, 'base64').toString().replace(/:$/, '')
+  const account = ACCOUNTS[key]
+  if (account === undefined) {
+    res.writeHead(401, { 'content-type': 'application/problem+json' }).end('{"code":"api_key_invalid"}')
+    return
+  }
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ ...account, object: 'account', created_at: '2026-11-26T00:00:00.000Z' }))
+}
+
+/**
+ * The stream: events 1–2, then the connection drops; the next connection resumes with 3. It
+ * answers `GET /v1/account` too, which listen asks first.
+ */
 async function streamServer() {
   const connections: IncomingMessage['headers'][] = []
   const url = await serve((req, res) => {
-    const n = connections.push(req.headers) - 1
+    if (req.url === '/v1/account') return answerAccount(req, res)
+    connections.push(req.headers)
     res.writeHead(200, { 'content-type': 'text/event-stream' })
-    if (n === 0) {
+    // A session that starts afresh gets 1–2 and the drop; one that resumes, the rest.
+    if (req.headers['last-event-id'] === undefined) {
       res.write(`: heartbeat\n\n${sse(1)}${sse(2)}`)
       setTimeout(() => res.socket?.destroy(), 50)
     } else res.write(sse(3))
@@ -141,7 +168,9 @@ describe('petctl listen (against the stream contract)', () => {
 
     expect(stream.connections[0]!.authorization).toBe(`Basic ${btoa(`${KEY}:`)}`)
     expect(stream.connections[1]!['last-event-id']).toBe('evt_0002')
-    expect(cli.output.stderr).toMatch(/Listening for events pet\.\*, user\.deleted\. Ctrl-C to stop\./)
+    expect(cli.output.stderr).toMatch(
+      /Listening for events pet\.\*, user\.deleted of the live account\. Ctrl-C to stop\./,
+    )
     expect(cli.output.stderr).toMatch(
       /Connection lost \(.+\); reconnecting in \d+\.\d s, resuming after evt_0002\./,
     )
@@ -225,7 +254,7 @@ describe('petctl listen (against the stream contract)', () => {
     return { line, secret: line.match(/whsec_\S+/)![0] }
   }
 
-  it('keeps one signing secret per API key across sessions, in the config file, saying whether it is new', async () => {
+  it('keeps one signing secret per account across sessions, in the config file, saying whether it is new', async () => {
     const stream = await streamServer()
     const home = configHome()
     const file = join(home, 'petctl', 'config.json')
@@ -239,10 +268,16 @@ describe('petctl listen (against the stream contract)', () => {
     expect(again.secret).toBe(first.secret)
     expect(again.line).toContain(`(the same as last time, kept in ${file}; --new-secret replaces it)`)
 
-    // Another key (another account) has a secret of its own; the first one's stays.
+    // Another key of the same account signs with the same secret.
+    const sameAccount = await session([], { ...env, PET_SERVICE_API_KEY: 'pet_sk_listentest2' })
+    expect(sameAccount.secret).toBe(first.secret)
+    // Another account has a secret of its own, and so has the account's sandbox; the first one's stays.
     const other = await session([], { ...env, PET_SERVICE_API_KEY: 'pet_sk_otheraccount' })
     expect(other.secret).not.toBe(first.secret)
     expect(other.line).toContain('(new, kept in')
+    const sandbox = await session([], { ...env, PET_SERVICE_API_KEY: 'pet_sk_test_listentest' })
+    expect(sandbox.secret).not.toBe(first.secret)
+    expect(sandbox.secret).not.toBe(other.secret)
     expect((await session([], env)).secret).toBe(first.secret)
 
     // The file: readable by its owner only, the secrets in it, the keys not.
@@ -252,6 +287,11 @@ describe('petctl listen (against the stream contract)', () => {
     expect(text).toContain(other.secret)
     expect(text).not.toContain(KEY)
     expect(text).not.toContain('pet_sk_otheraccount')
+    expect(Object.keys(JSON.parse(text).listen_secrets).sort()).toEqual([
+      'account:acct_listen',
+      'account:acct_listensandbox',
+      'account:acct_other',
+    ])
 
     const renewed = await session(['--new-secret'], env)
     expect(renewed.secret).not.toBe(first.secret)
@@ -325,7 +365,30 @@ describe('petctl listen (against the stream contract)', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(0)
     expect(stderr).toMatch(
-      /^Listening for every event\. Ctrl-C to stop\.\nWebhook signing secret of this session: whsec_/,
+      /^Listening for every event of the live account\. Ctrl-C to stop\.\nWebhook signing secret of this session: whsec_/,
+    )
+  })
+
+  it('names the sandbox in its banner, and keeps the secret an earlier petctl kept for the key', async () => {
+    const stream = await streamServer()
+    const home = configHome()
+    const file = join(home, 'config.json')
+    // An earlier petctl named the entry by the key's hash.
+    const hash = createHash('sha256').update('pet_sk_test_listentest').digest('hex').slice(0, 32)
+    const earlier = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+    writeFileSync(file, JSON.stringify({ listen_secrets: { [`sha256:${hash}`]: { secret: earlier } } }))
+    const env = {
+      PET_SERVICE_URL: stream.url,
+      PET_SERVICE_API_KEY: 'pet_sk_test_listentest',
+      PET_SERVICE_CONFIG: file,
+    }
+    const cli = petctl(['listen'], env)
+    await until(() => cli.output.stderr.includes('Webhook signing secret'), 'the secret line')
+    cli.stop()
+    expect(await cli.done).toBe(0)
+    expect(cli.output.stderr).toContain('Listening for every event of the SANDBOX (test data).')
+    expect(cli.output.stderr).toContain(
+      `Webhook signing secret of this session: ${earlier} (the same as last time`,
     )
   })
 })

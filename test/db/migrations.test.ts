@@ -249,4 +249,48 @@ describeDb('migrations', () => {
       await database.destroy()
     }
   })
+
+  it('2026-11-26T11-sandbox-accounts keeps accounts and sessions live, and allows one sandbox per live account', async () => {
+    const database = await createTestDatabase({ migrate: false })
+    try {
+      const migrator = new Migrator({
+        db: database.db,
+        provider: { getMigrations: async () => migrations },
+        ...(database.schema === undefined ? {} : { migrationTableSchema: database.schema }),
+      })
+      expect((await migrator.migrateTo('2026-11-25T12-webhook-claims-per-endpoint')).error).toBeUndefined()
+      const at = new Date().toISOString()
+      // biome-ignore lint/suspicious/noExplicitAny: the schema of that time, not today's
+      const old = database.db as unknown as Kysely<any>
+      await old
+        .insertInto('accounts')
+        .values({ id: 'acct_old', email: 'old@example.com', created_at: at })
+        .execute()
+      await old
+        .insertInto('dashboard_sessions')
+        .values({ id_hash: 'h', account_id: 'acct_old', created_at: at, expires_at: at, user_agent: null })
+        .execute()
+
+      await migrateToLatest(database.db)
+
+      const account = await database.db.selectFrom('accounts').selectAll().executeTakeFirstOrThrow()
+      expect(account.live_account_id).toBeNull()
+      const session = await database.db
+        .selectFrom('dashboard_sessions')
+        .select('mode')
+        .executeTakeFirstOrThrow()
+      expect(session.mode).toBe('live')
+      const sandbox = (id: string) => ({
+        id,
+        email: `sandbox:${id}`,
+        password_hash: null,
+        created_at: at,
+        live_account_id: 'acct_old',
+      })
+      await database.db.insertInto('accounts').values(sandbox('acct_sb1')).execute()
+      await expect(database.db.insertInto('accounts').values(sandbox('acct_sb2')).execute()).rejects.toThrow()
+    } finally {
+      await database.destroy()
+    }
+  })
 })

@@ -28,7 +28,7 @@ export const registerListen: Register = (program, io) => {
     .option('--forward-to <url>', 'POST each event there, signed as a webhook delivery')
     .option(
       '--new-secret',
-      "sign with a new secret from now on (default: the one kept for this API key in petctl's config file)",
+      "sign with a new secret from now on (default: the one kept for this key's account in petctl's config file)",
     )
     .option('--secret <whsec>', 'sign with this secret, and keep it for the next sessions')
     .option('--last-event-id <id>', 'first replay the events after this one')
@@ -50,8 +50,10 @@ async function listenCommand(run: Run<ListenFlags>): Promise<void> {
   if (flags.lastEventId !== undefined && !flags.lastEventId.startsWith('evt_'))
     throw new UsageError(`--last-event-id takes an event id (evt_…), not ${flags.lastEventId}.`)
   const client = run.client('key')
+  const account = await client.account.retrieve()
   const { secret, note } = sessionSecret({
     file: configFile(flags.config, io.env),
+    accountId: account.id,
     apiKey: run.service.apiKey ?? '',
     baseUrl: run.service.baseUrl ?? '',
     given: flags.secret,
@@ -65,6 +67,7 @@ async function listenCommand(run: Run<ListenFlags>): Promise<void> {
         forwardTo,
         secret,
         secretNote: note,
+        mode: account.mode,
         json: run.json,
         lastEventId: flags.lastEventId,
       },

@@ -7,7 +7,7 @@ from typing import Any, List, Mapping, Optional, Union
 from ._api_object import ApiList, ApiObject, wrap
 from ._http import Call, RequestOptions, Transport
 from ._oauth import OAuth
-from .resources import Events, Orders, Pets, RequestLogs, Users, WebhookEndpoints
+from .resources import AccountResource, Events, Orders, Pets, RequestLogs, Users, WebhookEndpoints
 
 DEFAULT_BASE_URL = "http://localhost:8080"
 
@@ -61,6 +61,8 @@ class PetService:
         self.events = Events(self._transport)
         self.request_logs = RequestLogs(self._transport)
         self.webhook_endpoints = WebhookEndpoints(self._transport)
+        #: The key's account, live or sandbox: ``client.account.retrieve()``.
+        self.account = AccountResource(self._transport)
 
     def request(
         self,

@@ -100,6 +100,18 @@ class TokenResponse(TypedDict, total=False):
     scope: str
 
 
+class Account(TypedDict):
+    """The account an API key belongs to (``client.account.retrieve()``)."""
+
+    id: str
+    object: Literal["account"]
+    #: ``sandbox`` for a sandbox's ``pet_sk_test_`` keys, else ``live``.
+    mode: Literal["live", "sandbox"]
+    #: For a sandbox, the live account it belongs to.
+    live_account_id: Optional[str]
+    created_at: str
+
+
 class EventData(TypedDict, total=False):
     #: The resource as v1 shows it (after the change; as it was, for ``*.deleted``).
     object: Dict[str, Any]

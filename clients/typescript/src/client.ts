@@ -1,6 +1,7 @@
 import { type Call, Core, type HttpMethod, type QueryValue } from './core.ts'
 import { OAuth } from './oauth.ts'
 import { type RequestOptions, type WithResponse, withResponse } from './request-options.ts'
+import { AccountResource } from './resources/account.ts'
 import { Events } from './resources/events.ts'
 import { Orders } from './resources/orders.ts'
 import { Pets } from './resources/pets.ts'
@@ -54,6 +55,8 @@ export class PetService {
   readonly webhookEndpoints: WebhookEndpoints
   /** Request logs: `list` and `get` (what your integration sent, and what it was answered). */
   readonly requestLogs: RequestLogs
+  /** The key's account, live or sandbox: `await client.account.retrieve()`. */
+  readonly account: AccountResource
   /** OAuth tokens: `await client.oauth.token()`. */
   readonly oauth: OAuth
   /** Webhook signatures, `await client.webhooks.verify(rawBody, headers, secret)` (also exported as `webhooks`). */
@@ -93,6 +96,7 @@ export class PetService {
     this.events = new Events(this.core)
     this.webhookEndpoints = new WebhookEndpoints(this.core)
     this.requestLogs = new RequestLogs(this.core)
+    this.account = new AccountResource(this.core)
   }
 
   /**

@@ -34,6 +34,9 @@ export type DeletedOrder = Json<operations['deleteOrderV1']['responses'][200]>
 /** One API request of your account and its answer (`client.requestLogs`). */
 export type RequestLog = Json<operations['getRequestLog']['responses'][200]>
 export type RequestLogListParams = Query<operations['listRequestLogs']>
+/** The account an API key belongs to: live, or a sandbox (`pet_sk_test_` keys). */
+export type Account = Json<operations['getAccount']['responses'][200]>
+export type AccountMode = Account['mode']
 
 /** The RFC 9457 problem document every v1 error answers. */
 export type Problem = import('./generated/openapi.ts').components['schemas']['Problem']

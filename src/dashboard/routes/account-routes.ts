@@ -157,7 +157,7 @@ export function accountRoutes(limits: SignInLimits) {
 
     app.get('/account', async (request, reply) => {
       const session = sessionOf(request)
-      const account = await findAccountById(db, session.accountId)
+      const account = await findAccountById(db, session.liveAccountId)
       return sendPage(
         reply,
         accountPage({
@@ -171,7 +171,7 @@ export function accountRoutes(limits: SignInLimits) {
 
     app.post('/account/password', { preHandler: app.csrfProtection }, async (request, reply) => {
       const session = sessionOf(request)
-      const account = await findAccountById(db, session.accountId)
+      const account = await findAccountById(db, session.liveAccountId)
       const current = field(request.body, 'current_password')
       const next = field(request.body, 'new_password')
       const again = (status: number, text: string, which: string) =>
@@ -188,7 +188,7 @@ export function accountRoutes(limits: SignInLimits) {
         )
       // The current password is a password guess like any other: the same limits apply, and it
       // is counted before it is checked.
-      const party = { account: session.accountId }
+      const party = { account: session.liveAccountId }
       const guess = await countedGuess(db, limits, { email: session.email, ip: request.ip }, () =>
         verifyPassword(current, account?.password_hash ?? null, party),
       )
@@ -209,8 +209,8 @@ export function accountRoutes(limits: SignInLimits) {
         reply.header('retry-after', String(passwordHash.retryAfterSeconds))
         return again(429, busyMessage(passwordHash.retryAfterSeconds), 'new_password')
       }
-      await setAccountPassword(db, session.accountId, passwordHash)
-      await endOtherSessions(db, session.accountId, session.idHash)
+      await setAccountPassword(db, session.liveAccountId, passwordHash)
+      await endOtherSessions(db, session.liveAccountId, session.idHash)
       return reply.redirect('/dashboard/account?notice=password_changed', 303)
     })
   }

@@ -1,6 +1,7 @@
-import { type Html, html, type Renderable } from '../../web/html.ts'
+import { type Html, html, type Renderable, raw } from '../../web/html.ts'
 import { type IconName, icon, LOGO } from '../../web/icons.ts'
 import { csrfField, head, type Notice, noticeBlock } from '../../web/layout.ts'
+import { MODE_BANNER_SLOT, MODE_SWITCH_SLOT } from '../mode-switch.ts'
 
 export type NavKey =
   | 'overview'
@@ -12,6 +13,7 @@ export type NavKey =
   | 'events'
   | 'webhooks'
   | 'logs'
+  | 'sandbox'
   | 'account'
 
 const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
@@ -24,6 +26,7 @@ const NAV: { key: NavKey; href: string; label: string; icon: IconName }[] = [
   { key: 'events', href: '/dashboard/events', label: 'Events', icon: 'info' },
   { key: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', icon: 'apps' },
   { key: 'logs', href: '/dashboard/logs', label: 'Logs', icon: 'info' },
+  { key: 'sandbox', href: '/dashboard/sandbox', label: 'Sandbox', icon: 'info' },
   { key: 'account', href: '/dashboard/account', label: 'Account', icon: 'user' },
 ]
 
@@ -50,6 +53,7 @@ export function appPage(page: AppPage): string {
 <div class="shell">
 <aside class="sidebar"><div class="sidebar-inner">
   <a class="brand" href="/dashboard">${LOGO}<span>Pet Service<small>Dashboard</small></span></a>
+  ${raw(MODE_SWITCH_SLOT)}
   <nav aria-label="Dashboard">
     <ul class="nav">
       ${NAV.map(
@@ -67,6 +71,7 @@ export function appPage(page: AppPage): string {
   </div>
 </div></aside>
 <main id="main" tabindex="-1">
+  ${raw(MODE_BANNER_SLOT)}
   <header class="page-head">
     <div>
       ${page.crumbs === undefined ? '' : html`<div class="crumbs">${page.crumbs}</div>`}

@@ -12,6 +12,7 @@ import * as usernames from './2026-11-24T10-usernames.ts'
 import * as orders from './2026-11-24T11-orders.ts'
 import * as webhookClaimsPerEndpoint from './2026-11-25T12-webhook-claims-per-endpoint.ts'
 import * as requestLog from './2026-11-26T10-request-log.ts'
+import * as sandboxAccounts from './2026-11-26T11-sandbox-accounts.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T11-orders': orders,
   '2026-11-25T12-webhook-claims-per-endpoint': webhookClaimsPerEndpoint,
   '2026-11-26T10-request-log': requestLog,
+  '2026-11-26T11-sandbox-accounts': sandboxAccounts,
 }

@@ -58,6 +58,7 @@ export async function handleJwt(
     scope: claims.scope,
     sub: claims.sub,
     account_id: claims.account_id,
+    mode: claims.mode ?? 'live',
     exp: claims.exp,
     iat: claims.iat,
     iss: claims.iss,

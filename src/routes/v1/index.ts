@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import type { RateLimiter } from '../../http/rate-limiter.ts'
 import type { KeyAuthenticator } from '../../keys/keys-service.ts'
+import { v1AccountRoutes } from './account.ts'
 import { apiKeyAuthentication } from './authentication.ts'
 import { v1EventRoutes } from './events.ts'
 import { v1OrderRoutes } from './orders.ts'
@@ -33,4 +34,5 @@ export async function v1Api(v1: FastifyInstance, options: V1ApiOptions): Promise
   await v1.register(v1EventRoutes)
   await v1.register(v1WebhookEndpointRoutes)
   await v1.register(v1RequestLogRoutes)
+  await v1.register(v1AccountRoutes)
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { beforeAll, expect, it } from 'vitest'
 import { setAccountPassword } from '../../../src/accounts/accounts-repository.ts'
 import { hashPassword } from '../../../src/accounts/passwords.ts'
+import { openSandbox } from '../../../src/sandboxes/sandboxes-service.ts'
 import { useTestApp } from '../../helpers/app.ts'
 import { describeDb } from '../../helpers/database.ts'
 import {
@@ -9,6 +10,7 @@ import {
   CookieJar,
   formBody,
   newClient,
+  oauthClient,
   pathOf,
   pkcePair,
   type TestClient,
@@ -456,5 +458,37 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     const back = await authorize(pkcePair().challenge, 'deny')
     expect(back.searchParams.get('error')).toBe('access_denied')
     expect(back.searchParams.get('state')).toBe('state-123')
+  })
+
+  it("gives a sandbox app's code-flow token the signed-in account's sandbox, never its live data", async () => {
+    const liveClient = client
+    const developer = await t.newAccount()
+    const sandboxOfDeveloper = (await openSandbox(t.database.db, developer.accountId)).sandbox.id
+    try {
+      client = {
+        ...(await oauthClient(t.database.db, {
+          accountId: sandboxOfDeveloper,
+          redirectUris: [REDIRECT],
+          scopes: ['read:pets', 'write:pets'],
+        })),
+        accountId: sandboxOfDeveloper,
+        email: developer.email,
+        apiKey: developer.apiKey,
+      }
+      // The owner has no sandbox yet: the code is refused, no token reaches live data.
+      const first = pkcePair()
+      const refused = await exchange(await codeFor(first), first.verifier)
+      expect(refused.statusCode).toBe(400)
+      expect(refused.json().error).toBe('invalid_grant')
+
+      const ownerSandbox = (await openSandbox(t.database.db, owner.accountId)).sandbox.id
+      const pkce = pkcePair()
+      const token = await exchange(await codeFor(pkce), pkce.verifier)
+      expect(token.statusCode, token.body).toBe(200)
+      const claims = JSON.parse(Buffer.from(token.json().access_token.split('.')[1], 'base64url').toString())
+      expect(claims).toMatchObject({ account_id: ownerSandbox, mode: 'sandbox' })
+    } finally {
+      client = liveClient
+    }
   })
 })

@@ -456,6 +456,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/account': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The calling key's account */
+    get: operations['getAccount']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v2/pet': {
     parameters: {
       query?: never
@@ -1278,6 +1295,21 @@ export interface components {
       data: components['schemas']['RequestLog'][]
       has_more: boolean
       url: string
+    }
+    AccountV1: {
+      /** @example acct_0GZr7bXk9QqT2mV8wLp4 */
+      id: string
+      /** @enum {string} */
+      object: 'account'
+      /**
+       * @description `sandbox`: a sandbox's test data, reached with `pet_sk_test_` keys; `live`: the account's real data.
+       * @enum {string}
+       */
+      mode: 'live' | 'sandbox'
+      /** @description For a sandbox, the live account it belongs to; null for a live account. */
+      live_account_id: string | null
+      /** Format: date-time */
+      created_at: string
     }
     OAuthTokenRequest: {
       /** @enum {string} */
@@ -3778,6 +3810,62 @@ export interface operations {
       }
       /** @description No such object in your account */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getAccount: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AccountV1']
+        }
+      }
+      /** @description Invalid parameters */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing, unknown, revoked or expired credentials */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Problem']
+        }
+      }
+      /** @description The credential lacks the scope this operation needs */
+      403: {
         headers: {
           [name: string]: unknown
         }
