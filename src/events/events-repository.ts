@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { isPostgres } from '../db/dialect.ts'
 import { keysetPageOf, type Page } from '../db/keyset-page.ts'
 import { prepareQuery } from '../db/prepared-query.ts'
+import { purgeOldestBefore } from '../db/purge-oldest.ts'
 import type { Database, Db } from '../db/schema.ts'
 import type { EventRow, NewEventRow } from './event.ts'
 import type { EventFilter } from './event-filter.ts'
@@ -145,27 +146,9 @@ export async function lastEventSeq(db: Db): Promise<number> {
   return Number(row?.seq ?? 0)
 }
 
-/**
- * Deletes up to `batch` of the oldest events created before `cutoff`; answers how many.
- * Reads the oldest rows by `seq` (the primary key) and deletes the run of them that is past
- * the cutoff, so a purge never scans the table for a `created_at` it has no index on. Clocks of
- * several instances may disagree a little: a row slightly out of order waits for the next batch.
- */
-export async function purgeEventsBefore(db: Db, cutoff: string, batch: number): Promise<number> {
-  const oldest = await db
-    .selectFrom('events')
-    .select(['seq', 'created_at'])
-    .orderBy('seq', 'asc')
-    .limit(batch)
-    .execute()
-  let last: number | undefined
-  for (const row of oldest) {
-    if (row.created_at >= cutoff) break
-    last = row.seq
-  }
-  if (last === undefined) return 0
-  const result = await db.deleteFrom('events').where('seq', '<=', last).executeTakeFirst()
-  return Number(result.numDeletedRows)
+/** Deletes up to `batch` of the oldest events created before `cutoff`; answers how many. */
+export function purgeEventsBefore(db: Db, cutoff: string, batch: number): Promise<number> {
+  return purgeOldestBefore(db, 'events', cutoff, batch)
 }
 
 export async function deleteAllEventsOfAccount(db: Db, accountId: string): Promise<void> {

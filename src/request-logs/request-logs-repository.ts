@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { keysetPageOf, type PageRequest } from '../db/keyset-page.ts'
+import { purgeOldestBefore } from '../db/purge-oldest.ts'
 import type { Db } from '../db/schema.ts'
 import type { NewRequestLog, RequestLogFilter, RequestLogRow } from './request-log.ts'
 
@@ -49,24 +50,7 @@ export async function listRequestLogs(
   })
 }
 
-/**
- * Deletes up to `batch` of the oldest entries written before `cutoff`; answers how many. Reads the
- * oldest rows by `seq` (the primary key) and deletes the run of them past the cutoff, as
- * purgeEventsBefore does, so a purge never scans the table for a `created_at` it has no index on.
- */
-export async function purgeRequestLogsBefore(db: Db, cutoff: string, batch: number): Promise<number> {
-  const oldest = await db
-    .selectFrom('request_log')
-    .select(['seq', 'created_at'])
-    .orderBy('seq', 'asc')
-    .limit(batch)
-    .execute()
-  let last: number | undefined
-  for (const row of oldest) {
-    if (row.created_at >= cutoff) break
-    last = row.seq
-  }
-  if (last === undefined) return 0
-  const result = await db.deleteFrom('request_log').where('seq', '<=', last).executeTakeFirst()
-  return Number(result.numDeletedRows)
+/** Deletes up to `batch` of the oldest entries written before `cutoff`; answers how many. */
+export function purgeRequestLogsBefore(db: Db, cutoff: string, batch: number): Promise<number> {
+  return purgeOldestBefore(db, 'request_log', cutoff, batch)
 }

@@ -1,6 +1,7 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import { isPostgres } from '../db/dialect.ts'
 import { keysetPageOf, type PageRequest } from '../db/keyset-page.ts'
+import { purgeOldestBefore } from '../db/purge-oldest.ts'
 import type { Db, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.ts'
 import type { AttemptRow, EndpointRow } from './webhook-endpoint.ts'
 
@@ -344,30 +345,16 @@ export async function resumeDeliveries(db: Db, endpointId: string, at: string): 
  * The delivery log is kept as long as the events it delivered (EVENTS_RETENTION_DAYS): deletes
  * up to `batch` of the oldest finished deliveries (succeeded or failed) created before `cutoff`,
  * their attempts with them (the foreign key cascades); answers how many deliveries. Open ones
- * stay, however old: a disabled endpoint's wait to be sent once it is enabled again. Reads the
- * oldest by `seq` and deletes the run of them past the cutoff, as purgeEventsBefore does, so no
- * index on `created_at` is needed.
+ * stay, however old: a disabled endpoint's wait to be sent once it is enabled again.
  */
-export async function purgeFinishedDeliveriesBefore(db: Db, cutoff: string, batch: number): Promise<number> {
-  const oldest = await db
-    .selectFrom('webhook_deliveries')
-    .select(['seq', 'created_at'])
-    .where(sql<boolean>`status in ('succeeded', 'failed')`)
-    .orderBy('seq', 'asc')
-    .limit(batch)
-    .execute()
-  let last: number | undefined
-  for (const row of oldest) {
-    if (row.created_at >= cutoff) break
-    last = Number(row.seq)
-  }
-  if (last === undefined) return 0
-  const result = await db
-    .deleteFrom('webhook_deliveries')
-    .where('seq', '<=', last)
-    .where(sql<boolean>`status in ('succeeded', 'failed')`)
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
+export function purgeFinishedDeliveriesBefore(db: Db, cutoff: string, batch: number): Promise<number> {
+  return purgeOldestBefore(
+    db,
+    'webhook_deliveries',
+    cutoff,
+    batch,
+    sql<boolean>`status in ('succeeded', 'failed')`,
+  )
 }
 
 /** Gives claimed deliveries back (on shutdown), due at once for whichever worker comes next. */
