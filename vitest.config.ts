@@ -10,13 +10,13 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     // At least three test files at a time, even on two cores: most of them wait on child
-    // processes, sockets and databases rather than compute. Measured on the 2-core CI machine:
-    // the whole suite in 447 s with vitest's default (one worker there), 247 s with three.
+    // processes, sockets and databases rather than compute, so vitest's default (one worker on
+    // two cores) leaves the machine idle most of the time.
     maxWorkers: Math.max(3, availableParallelism()),
     // Test files share a worker's module cache instead of each loading the app's ~800 modules
-    // afresh: the whole suite took 29 % less CPU (24.8 → 17.6 CPU-minutes on the 2-core CI
-    // machine), and the suite is CPU-bound there. Tests therefore leave no global state behind
-    // (each builds its own app, database and registries, and restores what it changes).
+    // afresh, which costs CPU the suite is short of on a 2-core machine. Tests therefore leave no
+    // global state behind (each builds its own app, database and registries, and restores what
+    // it changes).
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
