@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { LIMITS, Nullable } from '../schemas/common.ts'
+import { Nullable, StringEnum } from '../schemas/common.ts'
+import { IdCursor, ListOf, ListQuery } from '../schemas/list.ts'
 import { STATUS_CLASSES } from './request-log.ts'
 
 export const RequestLogV1Schema = Type.Object(
@@ -58,25 +59,16 @@ export const RequestLogIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The entry id (rlog_…).' }),
 })
 
-export const ListRequestLogsQuery = Type.Object(
+export const ListRequestLogsQuery = ListQuery(
   {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.pageSize,
-      default: 10,
-      description: 'Page size, 1–100.',
-    }),
-    starting_after: Type.Optional(
-      Type.String({ maxLength: 64, description: 'Last entry id of the previous page.' }),
-    ),
-    ending_before: Type.Optional(
-      Type.String({ maxLength: 64, description: 'First entry id of the current page.' }),
-    ),
+    starting_after: IdCursor('Last entry id of the previous page.'),
+    ending_before: IdCursor('First entry id of the current page.'),
+  },
+  {
     status_class: Type.Optional(
-      Type.Union(
-        STATUS_CLASSES.map((c) => Type.Literal(c)),
-        { description: 'Only answers of this class: `2xx`, `3xx`, `4xx` or `5xx`.' },
-      ),
+      StringEnum(STATUS_CLASSES, {
+        description: 'Only answers of this class: `2xx`, `3xx`, `4xx` or `5xx`.',
+      }),
     ),
     method: Type.Optional(
       Type.String({
@@ -102,12 +94,6 @@ export const ListRequestLogsQuery = Type.Object(
       Type.String({ maxLength: 64, description: 'Only the request with this `Request-Id`.' }),
     ),
   },
-  { additionalProperties: false },
 )
 
-export const RequestLogListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(RequestLogV1Schema),
-  has_more: Type.Boolean(),
-  url: Type.String(),
-})
+export const RequestLogListSchema = ListOf(RequestLogV1Schema)
