@@ -34,6 +34,8 @@ export function describeDb(
 ): void {
   const { directOnly, ...describeOptions } = options
   if (available && directOnly !== undefined && DIALECT === 'postgres' && POOLER === 'transaction') {
+    // Reason for the skip: the suite counts the service's own PostgreSQL sessions or statements,
+    // which behind a transaction pooler are the pooler's; it runs against PostgreSQL directly.
     describe.skip(`${name} [${DIALECT} behind a transaction pooler: ${directOnly}]`, body)
     return
   }
