@@ -141,10 +141,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     clock: options.webhooks?.clock ?? systemClock,
     endpointsPerAccount: config.webhooks.endpointsPerAccount,
   }
-  const requestLogs = new RequestLogWriter(database.db, {
+  // The background connections (see DatabaseHandle.background): a slow insert never takes one a
+  // request waits for.
+  const requestLogs = new RequestLogWriter(database.background, {
     batch: 200,
     capacity: 10_000,
-    intervalMs: 1000,
+    intervalMs: 200,
     onError: (error) => app.log.warn({ err: error }, 'could not store request log entries'),
   })
   app.decorate('deps', {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { randomIdText } from '../lib/ids.ts'
+import { newTimeOrderedId } from '../lib/ids.ts'
 
 const INCOMING = /^[\w.:-]{1,128}$/
 
@@ -11,8 +11,12 @@ export function generateRequestId(request: IncomingMessage): string {
   return newRequestId()
 }
 
+/**
+ * Time-ordered, as request logs index it per account (src/request-logs/): a random id would put
+ * each stored entry on a random page of that index.
+ */
 export function newRequestId(): string {
-  return `req_${randomIdText(20)}`
+  return newTimeOrderedId('req')
 }
 
 export function registerRequestId(app: FastifyInstance): void {

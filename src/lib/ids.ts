@@ -59,6 +59,6 @@ export function newId(prefix: 'acct' | 'usr' | 'key' | 'we' | 'wd' | 'dlv'): str
  * append-mostly tables (events, request logs): a random id would put every insert on a random
  * page of the id index, which costs several times an insert at the index's end.
  */
-export function newTimeOrderedId(prefix: 'evt' | 'rlog', now = Date.now()): string {
+export function newTimeOrderedId(prefix: 'evt' | 'rlog' | 'req', now = Date.now()): string {
   return `${prefix}_${toBase62(now, 8)}${randomIdText(12)}`
 }

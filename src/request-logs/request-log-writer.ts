@@ -7,25 +7,27 @@ export interface RequestLogWriterOptions {
   batch: number
   /** Entries held while the database catches up; past it, new entries are dropped (and counted). */
   capacity: number
-  /** Time between two checks for entries left in the buffer (a fallback: each entry schedules its write). */
+  /** Time between two writes of what the buffer holds (a full batch is written at once). */
   intervalMs: number
   onError(error: unknown): void
 }
 
 /**
  * Writes request log entries in batches, off the request path: a request only appends its entry
- * to a buffer, written by the next turn of the event loop (an entry is readable moments after
- * its answer). One insert runs at a time, so batches grow with the load; while it waits for a slow (or locked) database the
- * buffer fills, and once it holds `capacity` entries the next ones are dropped and counted
- * (`dropped`, the `request_logs_dropped_total` metric) rather than making any request wait or the
- * memory grow. A failed insert drops its batch the same way.
+ * to a buffer, written every `intervalMs` or as soon as it holds a full batch (an entry is
+ * readable a moment after its answer). A statement's fixed cost (a round trip, a pooled
+ * connection, the query's compilation) dwarfs a row's, so entries wait to share one rather than
+ * each turn of the event loop writing the few that finished in it. One insert runs at a time;
+ * while it waits for a slow (or locked) database the buffer fills, and once it holds `capacity`
+ * entries the next ones are dropped and counted (`dropped`, the `request_logs_dropped_total`
+ * metric) rather than making any request wait or the memory grow. A failed insert drops its batch
+ * the same way.
  */
 export class RequestLogWriter {
   #buffer: NewRequestLog[] = []
   #writing: Promise<void> | undefined
   #timer: NodeJS.Timeout | undefined
   #closed = false
-  #scheduled = false
   /** Entries dropped since the start: buffer full, failed insert, or recorded after close. */
   dropped = 0
   /** Entries written since the start. */
@@ -48,14 +50,6 @@ export class RequestLogWriter {
     }
     this.#buffer.push(entry)
     if (this.#buffer.length >= this.options.batch) this.#write()
-    else if (!this.#scheduled) {
-      // After the hooks of this turn: whatever requests finish meanwhile share the insert.
-      this.#scheduled = true
-      setImmediate(() => {
-        this.#scheduled = false
-        this.#write()
-      })
-    }
   }
 
   start(): void {
