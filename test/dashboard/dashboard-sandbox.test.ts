@@ -55,6 +55,15 @@ describeDb('dashboard sandbox', () => {
     expect(inLive).toContain('mode-option current live')
   })
 
+  it("asks the Overview's examples for the key of the mode shown", async () => {
+    await browser.post('/dashboard/sandbox/switch', { mode: 'sandbox' })
+    expect((await browser.get('/dashboard')).body).toContain('PET_SERVICE_API_KEY=pet_sk_test_...')
+    await browser.post('/dashboard/sandbox/switch', { mode: 'live' })
+    const live = (await browser.get('/dashboard')).body
+    expect(live).toContain('PET_SERVICE_API_KEY=pet_sk_...')
+    expect(live).not.toContain('pet_sk_test_')
+  })
+
   it('refuses a switch to an unknown mode, and a form without its CSRF token', async () => {
     await browser.get('/dashboard')
     expect((await browser.post('/dashboard/sandbox/switch', { mode: 'admin' })).statusCode).toBe(400)

@@ -40,6 +40,7 @@ export async function dataRoutes(app: FastifyInstance): Promise<void> {
         users,
         activeKeys,
         baseUrl: baseUrlOf(request),
+        mode: session.mode,
       }),
     )
   })

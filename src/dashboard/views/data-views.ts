@@ -32,7 +32,13 @@ function statCards(counts: Record<string, number>, users: number): Html {
 }
 
 export function overviewPage(
-  input: Common & { counts: Record<string, number>; users: number; activeKeys: number; baseUrl: string },
+  input: Common & {
+    counts: Record<string, number>
+    users: number
+    activeKeys: number
+    baseUrl: string
+    mode: 'live' | 'sandbox'
+  },
 ): string {
   return appPage({
     title: 'Overview',
@@ -54,7 +60,7 @@ export function overviewPage(
     <li>Keep it in an environment variable, <code>PET_SERVICE_API_KEY</code>, never in your code.</li>
     <li>Run one of these, then watch the pet appear under <a href="/dashboard/pets">Pets</a>.</li>
   </ol>
-  ${examples(input.baseUrl)}
+  ${examples(input.baseUrl, undefined, 'ex', input.mode)}
   <p class="hint">Every endpoint, with request and response schemas: <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a>.</p>
 </section>`,
   })

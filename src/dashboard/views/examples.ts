@@ -1,18 +1,28 @@
+import { API_KEY_PREFIX, TEST_API_KEY_PREFIX } from '../../access/credential-kinds.ts'
 import { type Html, html } from '../../web/html.ts'
 
 /**
  * Copy-paste examples for the Getting started panel and the new-key page, filled with the
  * service's own base URL (and the key when it was just created; otherwise read from an
- * environment variable, so the examples never encourage pasting secrets into code).
+ * environment variable, so the examples never encourage pasting secrets into code). In the
+ * sandbox they ask for a sandbox key, which is all that reaches the sandbox's data.
  */
 export function codeBlock(id: string, code: string): Html {
   return html`<div class="code"><pre id="${id}"><code>${code}</code></pre><button type="button" class="btn-copy" data-copy="${id}" hidden>Copy</button></div>`
 }
 
-export function examples(baseUrl: string, apiKey?: string, idPrefix = 'ex'): Html {
+export function examples(
+  baseUrl: string,
+  apiKey?: string,
+  idPrefix = 'ex',
+  mode: 'live' | 'sandbox' = 'live',
+): Html {
   const keyShell = apiKey ?? '$PET_SERVICE_API_KEY'
-  const keyExport =
-    apiKey === undefined ? 'export PET_SERVICE_API_KEY=pet_sk_...   # from the API keys page\n' : ''
+  const placeholder =
+    mode === 'sandbox'
+      ? `${TEST_API_KEY_PREFIX}...   # a sandbox key, from the API keys page`
+      : `${API_KEY_PREFIX}...   # from the API keys page`
+  const keyExport = apiKey === undefined ? `export PET_SERVICE_API_KEY=${placeholder}\n` : ''
   const curl = `${keyExport}curl -u ${keyShell}: ${baseUrl}/v1/pet \\
   -d name=Rex -d species=dog -d breed=collie
 

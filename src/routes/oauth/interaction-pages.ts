@@ -45,6 +45,8 @@ export interface ConsentPageInput {
   clientName: string
   email: string
   scopes: Scope[]
+  /** The app belongs to a sandbox: what it is allowed reaches the account's sandbox only. */
+  sandbox: boolean
 }
 
 export function renderConsentPage(input: ConsentPageInput): string {
@@ -57,7 +59,11 @@ export function renderConsentPage(input: ConsentPageInput): string {
   return authPage({
     title: `Allow ${input.clientName} to access your account?`,
     lead: html`Signed in as <strong>${input.email}</strong>. ${input.clientName} asks to:`,
-    body: html`<ul class="scope-list">${items}</ul>
+    body: html`${
+      input.sandbox
+        ? html`<p class="sandbox-banner" data-testid="sandbox-consent"><strong>Sandbox app:</strong> it reaches your sandbox's test data only, never your live account's.</p>`
+        : ''
+    }<ul class="scope-list">${items}</ul>
 <p class="hint">You can revoke this at any time under <a href="/dashboard/clients">OAuth apps</a> in your dashboard.</p>
 <div class="actions">
   <form method="post" action="${input.action}">

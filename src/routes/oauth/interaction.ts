@@ -1,7 +1,7 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
-import { findAccountById } from '../../accounts/accounts-service.ts'
+import { findAccountById, modeOf } from '../../accounts/accounts-service.ts'
 import type { Db } from '../../db/schema.ts'
 import { grantConsent, type InteractionDetails, requestedScopes } from '../../oauth/consent.ts'
 import { OAUTH_MOUNT } from '../../oauth/provider.ts'
@@ -63,6 +63,14 @@ export async function registerInteractionRoutes(
     return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An application')
   }
 
+  /** A sandbox's app reaches the signed-in account's sandbox only (src/oauth/provider.ts). */
+  async function isSandboxApp(clientId: unknown): Promise<boolean> {
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined
+    const ownerId = client?.['account_id' as keyof typeof client]
+    const owner = typeof ownerId === 'string' ? await findAccountById(db, ownerId) : undefined
+    return owner !== undefined && modeOf(owner) === 'sandbox'
+  }
+
   async function showConsent(reply: FastifyReply, interaction: InteractionDetails): Promise<FastifyReply> {
     const account = await findAccountById(db, interaction.session?.accountId ?? '')
     return reply.headers(HTML_HEADERS).send(
@@ -72,6 +80,7 @@ export async function registerInteractionRoutes(
         clientName: await clientName(interaction.params.client_id),
         email: account?.email ?? '',
         scopes: requestedScopes(interaction),
+        sandbox: await isSandboxApp(interaction.params.client_id),
       }),
     )
   }

@@ -69,6 +69,8 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     client = await newClient(t, { redirectUris: [REDIRECT], scopes: ['read:pets', 'write:pets'] })
   })
 
+  let lastConsentPage = ''
+
   /** Sign-in and consent in a fresh browser; returns the redirect to the client. */
   async function authorize(
     challenge: string,
@@ -107,6 +109,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
     expect(consentUrl).toMatch(/^\/oauth\/interaction\//)
 
     const consent = await browser.request('GET', consentUrl)
+    lastConsentPage = consent.body
     expect(consent.statusCode).toBe(200)
     expect(consent.body).toContain('read:pets')
     expect(consent.body).toContain('write:pets')
@@ -146,6 +149,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
   it('signs in, asks consent, redirects with a code, exchanges it, calls the API, refreshes', async () => {
     const pkce = pkcePair()
     const code = await codeFor(pkce, true)
+    expect(lastConsentPage).not.toContain('sandbox-consent')
 
     const token = await tokenRequest(t.app, client, {
       grant_type: 'authorization_code',
@@ -478,6 +482,7 @@ describeDb('OAuth authorization code + PKCE, end to end', () => {
       // The owner has no sandbox yet: the code is refused, no token reaches live data.
       const first = pkcePair()
       const refused = await exchange(await codeFor(first), first.verifier)
+      expect(lastConsentPage).toContain('data-testid="sandbox-consent"')
       expect(refused.statusCode).toBe(400)
       expect(refused.json().error).toBe('invalid_grant')
 
