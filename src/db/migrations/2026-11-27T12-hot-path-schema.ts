@@ -20,7 +20,9 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely'
  *   behind a cursor.
  * - `pets_owner` becomes partial (`owner_id is not null`): it serves the owner filter of the
  *   lists and the `users` delete's foreign-key check, both of which look for one owner; a pet
- *   without an owner (most pets) no longer writes to it.
+ *   without an owner (most pets) no longer writes to it. `pets_account_species` likewise
+ *   (`species is not null`): the species filter names one species, and the dashboard's list of
+ *   species asks for those not null (pets-repository.ts, listSpecies).
  * - `pet_images_account (account_id, size_bytes)` and `pet_images_pet (pet_id)` merge into one
  *   `(account_id, pet_id, size_bytes)`: it covers the account's storage sum, and the delete of a
  *   pet (the images' foreign key, `(account_id, pet_id)`, and the pruning of its images) finds
@@ -34,14 +36,15 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely'
 export async function up(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`drop index pets_owner`.execute(db)
-    await sql`create index pets_owner on pets (owner_id, seq) where owner_id is not null`.execute(db)
+    await sql`drop index pets_account_species`.execute(db)
+    await partialIndexes(db)
     await sql`drop index pet_images_account`.execute(db)
     await sql`drop index pet_images_pet`.execute(db)
     await sql`create index pet_images_account_pet on pet_images (account_id, pet_id, size_bytes)`.execute(db)
     return
   }
   await rebuildSqlite(db, false)
-  await sql`create index pets_owner on pets (owner_id, seq) where owner_id is not null`.execute(db)
+  await partialIndexes(db)
   await sql`create index pet_images_account_pet on pet_images (account_id, pet_id, size_bytes)`.execute(db)
 }
 
@@ -49,11 +52,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`drop index pets_owner`.execute(db)
+    await sql`drop index pets_account_species`.execute(db)
     await sql`drop index pet_images_account_pet`.execute(db)
   } else {
     await rebuildSqlite(db, true)
   }
   await sql`create index pets_owner on pets (owner_id, seq)`.execute(db)
+  await sql`create index pets_account_species on pets (account_id, species, seq)`.execute(db)
   await sql`create index pet_images_account on pet_images (account_id, size_bytes)`.execute(db)
   await sql`create index pet_images_pet on pet_images (pet_id)`.execute(db)
 }
@@ -113,5 +118,12 @@ async function rebuildSqlite(db: Kysely<any>, autoincrement: boolean): Promise<v
   // The indexes went with the old tables; those that do not change, again.
   await sql`create index pets_account_id on pets (account_id, seq)`.execute(db)
   await sql`create index pets_account_status on pets (account_id, status, seq)`.execute(db)
-  await sql`create index pets_account_species on pets (account_id, species, seq)`.execute(db)
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: see up()
+async function partialIndexes(db: Kysely<any>): Promise<void> {
+  await sql`create index pets_owner on pets (owner_id, seq) where owner_id is not null`.execute(db)
+  await sql`create index pets_account_species on pets (account_id, species, seq) where species is not null`.execute(
+    db,
+  )
 }
