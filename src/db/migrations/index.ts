@@ -13,6 +13,7 @@ import * as orders from './2026-11-24T11-orders.ts'
 import * as webhookClaimsPerEndpoint from './2026-11-25T12-webhook-claims-per-endpoint.ts'
 import * as requestLog from './2026-11-26T10-request-log.ts'
 import * as sandboxAccounts from './2026-11-26T11-sandbox-accounts.ts'
+import * as hotPathSchema from './2026-11-27T12-hot-path-schema.ts'
 
 /** Every migration, by name; names sort in the order they run. Add new files, never edit old ones. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T12-webhook-claims-per-endpoint': webhookClaimsPerEndpoint,
   '2026-11-26T10-request-log': requestLog,
   '2026-11-26T11-sandbox-accounts': sandboxAccounts,
+  '2026-11-27T12-hot-path-schema': hotPathSchema,
 }
