@@ -9,15 +9,16 @@ import providerStorage from 'oidc-provider/lib/helpers/als.js'
  * disabled again each time the last provider request in flight is over; the next one enables it.
  */
 export class ProviderRequests {
-  #inFlight = 0
+  /** Across every app of the process (tests build several): the storage is one per process. */
+  static #inFlight = 0
 
   /** Call as a request is handed to the provider; `leave` once its response is closed. */
   enter(): void {
-    this.#inFlight++
+    ProviderRequests.#inFlight++
   }
 
   leave(): void {
-    this.#inFlight--
-    if (this.#inFlight === 0) providerStorage.disable()
+    ProviderRequests.#inFlight--
+    if (ProviderRequests.#inFlight === 0) providerStorage.disable()
   }
 }

@@ -46,15 +46,16 @@ describeDb("oidc-provider's request storage", () => {
     }
   })
 
-  it('stays enabled while another provider request is in flight', () => {
+  it('stays enabled while another provider request is in flight, in any app of the process', () => {
     const disable = vi.spyOn(providerStorage, 'disable')
     disable.mockClear()
-    const requests = new ProviderRequests()
-    requests.enter()
-    requests.enter()
-    requests.leave()
+    // One per mounted provider; the storage is one per process.
+    const [one, other] = [new ProviderRequests(), new ProviderRequests()]
+    one.enter()
+    other.enter()
+    one.leave()
     expect(disable).not.toHaveBeenCalled()
-    requests.leave()
+    other.leave()
     expect(disable).toHaveBeenCalledTimes(1)
   })
 })
