@@ -14,8 +14,12 @@ export function authorizationHeader(request: Pick<IncomingMessage, 'rawHeaders'>
   const lines: string[] = []
   const raw = request.rawHeaders
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === 'authorization') lines.push(raw[i + 1] ?? '')
+    const name = raw[i]
+    // Most names differ in length: compared without lower-casing every header name.
+    if (name?.length === 13 && name.toLowerCase() === 'authorization') lines.push(raw[i + 1] ?? '')
   }
+  // One line without a comma holds one credential at most: nothing to count (the usual case).
+  if (lines.length <= 1 && !lines[0]?.includes(',')) return lines[0]
   const schemes = lines.flatMap(credentialSchemes)
   if (schemes.length > 1) {
     throw new ApiError(

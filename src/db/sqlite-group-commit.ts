@@ -99,6 +99,12 @@ class GroupCommitSqliteDriver implements Driver {
   readonly #mutex = new Mutex()
   readonly #monitor: GroupCommitMonitor | undefined
   #batch: Batch | undefined
+  /**
+   * Connection objects released, for the next acquire: Kysely's driver wrapper records every
+   * connection object it is handed, the first time, in a WeakSet (kysely's runtime-driver.js), so
+   * a new object per query costs an allocation and a WeakSet entry for the collector to clear.
+   */
+  readonly #idle: GroupCommitConnection[] = []
 
   constructor(options: GroupCommitOptions) {
     this.#writer = options.writer
@@ -114,7 +120,7 @@ class GroupCommitSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new GroupCommitConnection(this)
+    return this.#idle.pop() ?? new GroupCommitConnection(this)
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -156,7 +162,10 @@ class GroupCommitSqliteDriver implements Driver {
     }
   }
 
-  async releaseConnection(): Promise<void> {}
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    ;(connection as GroupCommitConnection).inTransaction = false
+    this.#idle.push(connection as GroupCommitConnection)
+  }
 
   async destroy(): Promise<void> {
     await this.#mutex.lock()

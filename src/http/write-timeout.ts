@@ -11,11 +11,18 @@ import type { FastifyInstance } from 'fastify'
  * behind by their own bound.
  */
 export function registerWriteTimeout(app: FastifyInstance, timeoutMs: number): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: no promise per answer.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const socket = request.raw.socket
     // No socket to watch: gone already, or an injected request (tests).
-    if (socket === null || socket.destroyed || typeof socket.setTimeout !== 'function') return payload
-    if (String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')) return payload
+    if (socket === null || socket.destroyed || typeof socket.setTimeout !== 'function') {
+      done(null, payload)
+      return
+    }
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
+      done(null, payload)
+      return
+    }
     const onTimeout = () => {
       request.log.info(
         { write_timeout_seconds: timeoutMs / 1000 },
@@ -26,6 +33,6 @@ export function registerWriteTimeout(app: FastifyInstance, timeoutMs: number): v
     socket.setTimeout(timeoutMs)
     socket.once('timeout', onTimeout)
     reply.raw.once('close', () => socket.removeListener('timeout', onTimeout))
-    return payload
+    done(null, payload)
   })
 }

@@ -75,6 +75,8 @@ export async function createApiKey(
 interface CacheEntry {
   row: ApiKeyRow | undefined
   fetchedAt: number
+  /** The Principal `row` authenticates as, once a request has used it. */
+  principal?: Principal
 }
 
 export interface KeyAuthenticatorOptions {
@@ -118,23 +120,30 @@ export class KeyAuthenticator {
       throw new ApiError('api_key_invalid', 'Invalid API key: its checksum does not match; check for a typo.')
     }
     const keyHash = sha256Hex(apiKey)
-    const row = await this.#lookup(keyHash)
-    const shown = redactSecret(apiKey)
-    if (row === undefined) throw new ApiError('api_key_invalid', `Invalid API key ${shown}: no such key.`)
+    const entry = await this.#lookup(keyHash)
+    const { row } = entry
+    if (row === undefined)
+      throw new ApiError('api_key_invalid', `Invalid API key ${redactSecret(apiKey)}: no such key.`)
     if (row.revoked_at !== null) {
-      throw new ApiError('api_key_revoked', `API key ${shown} was revoked at ${row.revoked_at}.`)
+      throw new ApiError(
+        'api_key_revoked',
+        `API key ${redactSecret(apiKey)} was revoked at ${row.revoked_at}.`,
+      )
     }
     const now = this.#now()
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
-      throw new ApiError('api_key_expired', `API key ${shown} expired at ${row.expires_at}.`)
+      throw new ApiError('api_key_expired', `API key ${redactSecret(apiKey)} expired at ${row.expires_at}.`)
     }
     this.#touch(row, now)
-    return {
+    // Built once per looked-up row: nothing changes a Principal (its scopes are read-only), so
+    // the requests of a cached key share it.
+    entry.principal ??= {
       accountId: row.account_id,
       scopes: row.scopes === null ? null : new Set(row.scopes.split(' ').filter(isScope)),
       via: 'api_key',
       credentialId: row.id,
     }
+    return entry.principal
   }
 
   /** Revokes a key; this instance refuses it from now on, others within `cacheMs`. */
@@ -146,16 +155,16 @@ export class KeyAuthenticator {
     return revoked
   }
 
-  async #lookup(keyHash: string): Promise<ApiKeyRow | undefined> {
+  async #lookup(keyHash: string): Promise<CacheEntry> {
     const now = this.#now()
     const cached = this.#cache.get(keyHash)
-    if (cached !== undefined && now - cached.fetchedAt < this.options.cacheMs) return cached.row
-    const row = await findApiKeyByHash(this.db, keyHash)
+    if (cached !== undefined && now - cached.fetchedAt < this.options.cacheMs) return cached
+    const entry: CacheEntry = { row: await findApiKeyByHash(this.db, keyHash), fetchedAt: now }
     if (this.options.cacheMs > 0) {
       if (this.#cache.size >= 10_000) this.#cache.clear()
-      this.#cache.set(keyHash, { row, fetchedAt: now })
+      this.#cache.set(keyHash, entry)
     }
-    return row
+    return entry
   }
 
   #touch(row: ApiKeyRow, now: number): void {

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
+/** One-shot (crypto.hash, Node 20.12): no Hash object per call, unlike createHash(). */
 export function sha256Hex(input: string): string {
-  return createHash('sha256').update(input).digest('hex')
+  return hash('sha256', input, 'hex')
 }

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { GroupCommitSqliteDialect } from '../../src/db/sqlite-group-commit.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 
 // SQLite only: group commit is how the SQLite driver (src/db/sqlite-group-commit.ts) writes.
@@ -87,5 +88,24 @@ describe('SQLite group commit', () => {
     expect(bodies()).toEqual([])
     await database.db.transaction().execute((trx) => insertNote(trx, 'later'))
     expect(bodies()).toEqual(['later'])
+  })
+  it('hands out the connection objects it got back instead of a new one per query', async () => {
+    // Kysely records each new connection object a driver hands it (in a WeakSet): one per
+    // query would be garbage made on every query.
+    const writer = new BetterSqlite3(path)
+    const driver = new GroupCommitSqliteDialect({ writer }).createDriver()
+    try {
+      const first = await driver.acquireConnection()
+      const second = await driver.acquireConnection()
+      expect(second).not.toBe(first)
+      await driver.releaseConnection(first)
+      await driver.releaseConnection(second)
+      const again = [await driver.acquireConnection(), await driver.acquireConnection()]
+      // toContain compares by identity (the objects look alike).
+      expect(again).toContain(first)
+      expect(again).toContain(second)
+    } finally {
+      await driver.destroy()
+    }
   })
 })

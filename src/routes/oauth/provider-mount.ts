@@ -8,6 +8,7 @@ import { forwardTrustedView } from '../../http/trust-proxy.ts'
 import { findClient } from '../../oauth/clients-service.ts'
 import type { OAuthServer } from '../../oauth/oauth-server.ts'
 import { OAUTH_MOUNT } from '../../oauth/provider.ts'
+import { ProviderRequests } from '../../oauth/provider-context.ts'
 import { providerEndpoint } from '../../oauth/provider-endpoints.ts'
 import { requestLogEntry } from '../../request-logs/request-log-recording.ts'
 import { FailedClients } from './failed-clients.ts'
@@ -35,6 +36,7 @@ export async function mountProvider(
   const failedClients = new FailedClients(options.failedAttempts)
   server.provider.use(failedClients.middleware)
   const callback = server.provider.callback()
+  const providerRequests = new ProviderRequests()
   scope.addHook('onRequest', async (request, reply) => {
     const req: IncomingMessage & { originalUrl?: string } = request.raw
     const original = req.url ?? ''
@@ -81,7 +83,11 @@ export async function mountProvider(
     }
     reply.hijack()
     if (tokenRequest !== undefined) logTokenRequest(scope, request, reply.raw, original, tokenRequest)
-    if (!handled) callback(req, reply.raw)
+    if (!handled) {
+      providerRequests.enter()
+      reply.raw.once('close', () => providerRequests.leave())
+      callback(req, reply.raw)
+    }
   })
   // Reached by every path under /oauth that is neither an endpoint above nor a sign-in or
   // consent page (interaction.ts): our 404 problem.
