@@ -28,9 +28,12 @@ export interface RequestLogFilter {
   requestId?: string
 }
 
-/** A text cut at `max` characters, saying so. */
+/** A text cut at `max` characters (never between the two halves of a character), saying so. */
 export function capped(text: string, max = BODY_CAP_CHARACTERS): string {
-  return text.length > max ? `${text.slice(0, max)}…[cut at ${max} characters]` : text
+  if (text.length <= max) return text
+  const code = text.charCodeAt(max - 1)
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max
+  return `${text.slice(0, end)}…[cut at ${max} characters]`
 }
 
 export interface RequestLogV1 {

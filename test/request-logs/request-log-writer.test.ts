@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { NewRequestLog } from '../../src/request-logs/request-log.ts'
+import { capped, type NewRequestLog } from '../../src/request-logs/request-log.ts'
 import { registerRequestLogMetrics } from '../../src/request-logs/request-log-metrics.ts'
 import { RequestLogWriter } from '../../src/request-logs/request-log-writer.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -124,5 +124,32 @@ describeDb('request log writer', () => {
     // Closed: nothing more is taken.
     writer.record(entry())
     expect(writer.buffered).toBe(0)
+  })
+
+  it('stores a batch whose entries hold a lone surrogate or a body cut inside an emoji, with its other entries', async () => {
+    const before = await stored()
+    const writer = new RequestLogWriter(t.database.db, {
+      batch: 100,
+      capacity: 1000,
+      intervalMs: 60_000,
+      onError: () => {},
+    })
+    const lone = { ...entry(), status: 400, response_body: 'bad \ud800 value' }
+    // The cap falls between the two halves of the emoji.
+    const cut = { ...entry(), status: 400, request_body: capped(`${'x'.repeat(99)}🐶 and more`, 100) }
+    writer.record(lone)
+    writer.record(cut)
+    writer.record(entry())
+    await writer.close()
+    expect(writer.dropped).toBe(0)
+    expect(await stored()).toBe(before + 3)
+    const rows = await t.database.db
+      .selectFrom('request_log')
+      .select(['id', 'request_body', 'response_body'])
+      .where('id', 'in', [lone.id, cut.id])
+      .execute()
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    expect(byId.get(lone.id)?.response_body).toBe('bad \ufffd value')
+    expect(byId.get(cut.id)?.request_body).toBe(`${'x'.repeat(99)}…[cut at 100 characters]`)
   })
 })
