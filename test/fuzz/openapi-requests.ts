@@ -31,6 +31,10 @@ export interface Schema {
   items?: Schema
   properties?: Record<string, Schema>
   required?: string[]
+  /** TypeBox's unions and literals (Type.Union, Type.Literal). */
+  anyOf?: Schema[]
+  oneOf?: Schema[]
+  const?: unknown
 }
 
 interface Parameter {
@@ -125,6 +129,10 @@ export function schemaValue(
   const known = style.known[name]
   if (known !== undefined && known.length > 0 && !style.hostile) return fc.constantFrom(...known)
   if (s.enum !== undefined) return orHostile(fc.constantFrom(...s.enum), hostileString)
+  if (s.const !== undefined) return orHostile(fc.constant(s.const), hostileString)
+  const branches = s.anyOf ?? s.oneOf
+  if (branches !== undefined && branches.length > 0)
+    return fc.oneof(...branches.map((branch) => schemaValue(branch, doc, style, depth, name)))
   const types = s.type === undefined ? [] : [s.type].flat()
   if (types.length > 1)
     return fc.oneof(...types.map((type) => schemaValue({ ...s, type }, doc, style, depth, name)))
