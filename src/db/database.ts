@@ -151,13 +151,16 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS
   const pooler = options.pooler ?? { pooler: 'none', preparedStatements: true }
+  // One for both pools: what one learns of the pooler holds for the other (postgres-pool.ts).
+  const preparedStatements = { named: pooler.preparedStatements }
   const open = (poolSize: number) => {
     const pool = createPostgresPool(databaseUrl, {
       poolSize,
       connectTimeoutMs: timeouts.connectMs,
       statementTimeoutMs: timeouts.statementMs,
       lockTimeoutMs: timeouts.lockMs,
-      ...pooler,
+      pooler: pooler.pooler,
+      preparedStatements,
       onConnectionError: options.onConnectionError ?? (() => {}),
       onWarning: options.onWarning ?? (() => {}),
     })

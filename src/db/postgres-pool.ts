@@ -15,8 +15,12 @@ export interface PostgresPoolOptions {
   lockTimeoutMs: number
   /** A connection pooler between the service and PostgreSQL, by its pool mode (DB_POOLER). */
   pooler: DbPooler
-  /** The queries prepared once go as named statements (DB_PREPARED_STATEMENTS). */
-  preparedStatements: boolean
+  /**
+   * The queries prepared once go as named statements (DB_PREPARED_STATEMENTS) while `named` is
+   * true; it turns false for good, with one warning, once a pooler is seen to lose one. The pools
+   * of one database handle share it: they reach the same pooler.
+   */
+  preparedStatements: { named: boolean }
   /** A connection failed outside any query (the server went away, say). */
   onConnectionError: (error: Error) => void
   /** Something the operator should change; said once. */
@@ -77,12 +81,15 @@ export function createPostgresPool(databaseUrl: string, options: PostgresPoolOpt
     client.on('error', (error) => options.onConnectionError(error))
   })
 
+  const statements = options.preparedStatements
   const session = {
-    named: options.preparedStatements,
+    get named() {
+      return statements.named
+    },
     begin: options.pooler === 'transaction' ? `; ${timeoutSettings(options, 'set local')}` : '',
     misplaced(error: unknown): void {
-      if (!session.named) return
-      session.named = false
+      if (!statements.named) return
+      statements.named = false
       options.onWarning(
         `PostgreSQL ran a prepared statement on another connection than the one that prepared it (${String(error)}): a connection pooler in transaction mode, such as PgBouncer before 1.21, does not keep them. The service now sends its queries unnamed; set DB_PREPARED_STATEMENTS=false (DB_POOLER=transaction does) to start that way.`,
       )
