@@ -31,14 +31,11 @@ const POSTGRES_INSERT = `${INTO}select ${NAMES.join(', ')} from json_to_recordse
   (name) => `${name} ${COLUMNS[name]}`,
 ).join(', ')})`
 nameStatement(POSTGRES_INSERT)
-/** SQLite's statements take this many rows each: a batch is a few of them, whatever its size. */
-const SQLITE_CHUNKS = [64, 16, 4, 1] as const
-const SQLITE_INSERTS = new Map(
-  SQLITE_CHUNKS.map((rows) => [
-    rows,
-    `${INTO}values ${Array.from({ length: rows }, () => `(${NAMES.map(() => '?').join(', ')})`).join(', ')}`,
-  ]),
-)
+/** SQLite's statements, by how many rows each takes: a batch is a few of them, whatever its size. */
+const SQLITE_INSERTS = ([64, 16, 4, 1] as const).map((size) => ({
+  size,
+  text: `${INTO}values ${Array.from({ length: size }, () => `(${NAMES.map(() => '?').join(', ')})`).join(', ')}`,
+}))
 
 /**
  * Many entries at once (the writer's batch), in statements whose text does not depend on the
@@ -56,14 +53,13 @@ export async function insertRequestLogs(db: Db, rows: readonly NewRequestLog[]):
   }
   await db.transaction().execute(async (trx) => {
     let next = 0
-    while (next < rows.length) {
-      const left = rows.length - next
-      const take = SQLITE_CHUNKS.find((size) => size <= left) ?? 1
-      const parameters: unknown[] = []
-      for (const row of rows.slice(next, next + take))
-        for (const name of NAMES) parameters.push(wellFormed(row[name] ?? null))
-      await trx.executeQuery(CompiledQuery.raw(SQLITE_INSERTS.get(take) ?? '', parameters))
-      next += take
+    for (const { size, text } of SQLITE_INSERTS) {
+      for (; rows.length - next >= size; next += size) {
+        const parameters: unknown[] = []
+        for (const row of rows.slice(next, next + size))
+          for (const name of NAMES) parameters.push(wellFormed(row[name] ?? null))
+        await trx.executeQuery(CompiledQuery.raw(text, parameters))
+      }
     }
   })
 }

@@ -36,7 +36,7 @@ export function describeDb(
   if (available && directOnly !== undefined && DIALECT === 'postgres' && POOLER === 'transaction') {
     // Reason for the skip: the suite counts the service's own PostgreSQL sessions or statements,
     // which behind a transaction pooler are the pooler's; it runs against PostgreSQL directly.
-    describe.skip(`${name} [${DIALECT} behind a transaction pooler: ${directOnly}]`, body)
+    describe.skip(`${name} [${DIALECT} behind a transaction pooler: ${directOnly}]`, body) // skipped: direct PostgreSQL only
     return
   }
   if (available) {

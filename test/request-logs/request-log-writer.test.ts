@@ -152,4 +152,19 @@ describeDb('request log writer', () => {
     expect(byId.get(lone.id)?.response_body).toBe('bad \ufffd value')
     expect(byId.get(cut.id)?.request_body).toBe(`${'x'.repeat(99)}…[cut at 100 characters]`)
   })
+
+  it('stores a batch of every size whole, through statements of fixed row counts', async () => {
+    const before = await stored()
+    const writer = new RequestLogWriter(t.database.db, {
+      batch: 200,
+      capacity: 1000,
+      intervalMs: 60_000,
+      onError: () => {},
+    })
+    // 64 + 16 + 4 + 1 on SQLite: each statement size once.
+    for (let i = 0; i < 85; i++) writer.record(entry())
+    await writer.close()
+    expect(writer.dropped).toBe(0)
+    expect(await stored()).toBe(before + 85)
+  })
 })
