@@ -117,6 +117,11 @@ function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   // would cost most of the write rate.
   writer.pragma('synchronous = NORMAL')
   writer.pragma('foreign_keys = ON')
+  // Each transaction of a group commit runs in a savepoint, which copies every page it first
+  // touches into a sub-journal; past 64 KiB (two creates) SQLite moves that journal to a temporary
+  // file, and every later page goes through a write() call. In memory it stays a copy. It never
+  // holds more than one shared transaction's pages (https://sqlite.org/tempfiles.html, 2.6).
+  writer.pragma('temp_store = MEMORY')
   // Another process (the admin CLI, a second server) may hold the write lock. SQLite's own wait
   // (busy_timeout) would block the event loop, and every request with it: the group-commit
   // driver waits for the lock itself, without blocking, up to lockMs.

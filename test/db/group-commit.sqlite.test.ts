@@ -1,3 +1,4 @@
+import { readdirSync, readlinkSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -89,6 +90,34 @@ describe('SQLite group commit', () => {
     await database.db.transaction().execute((trx) => insertNote(trx, 'later'))
     expect(bodies()).toEqual(['later'])
   })
+  it('keeps the savepoints of a shared transaction in memory, not in a temporary file', async () => {
+    // SQLite opens a temporary file and unlinks it at once: it shows as "(deleted)" here.
+    const unlinkedFiles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).endsWith('(deleted)')
+        } catch {
+          return false
+        }
+      }).length
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => insertNote(database.db, `${i}`.padEnd(1000, '.'))),
+    )
+    const before = unlinkedFiles()
+    let during = -1
+    // Each member rewrites every page (~50), which its savepoint journals: 200 KiB a member,
+    // past the 64 KiB at which SQLite would move the journal to a file of its own.
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        database.db.transaction().execute(async (trx) => {
+          await sql`update notes set body = body || 'x'`.execute(trx)
+          if (i === 4) during = unlinkedFiles()
+        }),
+      ),
+    )
+    expect(during).toBe(before)
+  })
+
   it('hands out the connection objects it got back instead of a new one per query', async () => {
     // Kysely records each new connection object a driver hands it (in a WeakSet): one per
     // query would be garbage made on every query.
