@@ -18,6 +18,8 @@ import type { Db } from './schema.ts'
  */
 export interface PreparedQuery<Args, Row> {
   execute(db: Db, args: Args): Promise<Row[]>
+  /** For a write without RETURNING: how many rows it inserted, changed or deleted. */
+  executeWrite(db: Db, args: Args): Promise<number>
 }
 
 /** Stands for the value of parameter `name` in a prepared query's builder. */
@@ -33,21 +35,26 @@ export function prepareQuery<Args extends object, Row>(
   // per dialect. getExecutor() is marked internal in Kysely's typings; kysely is pinned to 0.28.x
   // and test/db/prepared-query.test.ts runs this on both dialects.
   const compiled = new WeakMap<object, { query: CompiledQuery<Row>; slots: Slot[] }>()
+  const run = (db: Db, args: Args) => {
+    const dialect = db.getExecutor().adapter
+    let entry = compiled.get(dialect)
+    if (entry === undefined) {
+      const query = build(db, ((name: string) => `${MARK}${name}`) as Placeholder<Args>).compile()
+      // On PostgreSQL, parsed and planned once per connection (src/db/named-statements.ts).
+      if (isPostgres(db)) nameStatement(query.sql)
+      entry = { query, slots: query.parameters.map(toSlot) }
+      compiled.set(dialect, entry)
+    }
+    const values = args as Record<string, unknown>
+    const parameters = entry.slots.map((slot) => (slot.name === undefined ? slot.value : values[slot.name]))
+    return db.executeQuery<Row>({ ...entry.query, queryId: createQueryId(), parameters })
+  }
   return {
     async execute(db, args) {
-      const dialect = db.getExecutor().adapter
-      let entry = compiled.get(dialect)
-      if (entry === undefined) {
-        const query = build(db, ((name: string) => `${MARK}${name}`) as Placeholder<Args>).compile()
-        // On PostgreSQL, parsed and planned once per connection (src/db/named-statements.ts).
-        if (isPostgres(db)) nameStatement(query.sql)
-        entry = { query, slots: query.parameters.map(toSlot) }
-        compiled.set(dialect, entry)
-      }
-      const values = args as Record<string, unknown>
-      const parameters = entry.slots.map((slot) => (slot.name === undefined ? slot.value : values[slot.name]))
-      const result = await db.executeQuery<Row>({ ...entry.query, queryId: createQueryId(), parameters })
-      return result.rows
+      return (await run(db, args)).rows
+    },
+    async executeWrite(db, args) {
+      return Number((await run(db, args)).numAffectedRows ?? 0)
     },
   }
 }

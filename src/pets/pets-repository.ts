@@ -1,4 +1,4 @@
-import { type Insertable, type QueryCreator, type Selectable, sql } from 'kysely'
+import { type Insertable, type InsertResult, type QueryCreator, type Selectable, sql } from 'kysely'
 import { keysetPage, type Page, seqWindow, type Walk } from '../db/keyset-page.ts'
 import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Database, Db, PetsTable } from '../db/schema.ts'
@@ -47,7 +47,7 @@ function toColumns(fields: PetFields): Partial<Insertable<PetsTable>> {
 
 type NewPetRow = Omit<Insertable<PetsTable>, 'seq'>
 
-const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
+const insertPetQuery = prepareQuery<NewPetRow, InsertResult>((db, p) =>
   db
     .insertInto('pets')
     .values({
@@ -67,9 +67,11 @@ const insertPetQuery = prepareQuery<NewPetRow, PetRow>((db, p) =>
       updated_at: p('updated_at'),
     })
     // Taken (a client chose the id, or a concurrent create did): nothing inserted, and on
-    // PostgreSQL the transaction stays usable, unlike after a unique violation.
-    .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
-    .returningAll(),
+    // PostgreSQL the transaction stays usable, unlike after a unique violation. No RETURNING:
+    // the stored row is the one sent (seq aside, which a Pet does not carry), and on SQLite a
+    // RETURNING clause goes through a temporary table, which cost about as much again as the
+    // insert itself (bench/README.md, "The hot path's schema").
+    .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing()),
 )
 
 /** The row a new pet is stored as. */
@@ -105,8 +107,8 @@ export async function insertPet(
   fields: PetFields & { name: string; status: PetStatus },
   at: string,
 ): Promise<Pet | undefined> {
-  const [row] = await insertPetQuery.execute(db, newPetRow(accountId, id, fields, at))
-  return row === undefined ? undefined : toPet(row)
+  const row = newPetRow(accountId, id, fields, at)
+  return (await insertPetQuery.executeWrite(db, row)) === 1 ? toPet(row) : undefined
 }
 
 /** The row type of a WITH sub-statement written in raw SQL that nothing selects from. */
