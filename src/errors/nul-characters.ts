@@ -10,6 +10,14 @@ export const NUL = '\u0000'
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)'
 
 /**
+ * A JSON string may hold half of a surrogate pair (`"\\ud800"`), which is no character at all:
+ * neither database can store it as sent (SQLite keeps bytes no UTF-8 reader takes, PostgreSQL
+ * replaces it), so the answer would not show what was stored. Route schemas refuse it
+ * (the `wellFormed` keyword, validation.ts).
+ */
+export const LONE_SURROGATE_MESSAGE = 'must be valid Unicode text (it holds a lone UTF-16 surrogate)'
+
+/**
  * The dotted path of the first string under `value` that contains a NUL, else undefined.
  * Iterative, so a deeply nested body cannot exhaust the stack; linear in the size of `value`.
  */

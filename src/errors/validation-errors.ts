@@ -1,5 +1,5 @@
 import { ApiError, type FieldError } from './api-error.ts'
-import { NUL_MESSAGE } from './nul-characters.ts'
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE } from './nul-characters.ts'
 import type { ErrorCode } from './registry.ts'
 
 /**
@@ -62,6 +62,8 @@ function describe(error: AjvError): string {
       return `must be a valid ${String(p.format)}`
     case 'noNul':
       return NUL_MESSAGE
+    case 'wellFormed':
+      return LONE_SURROGATE_MESSAGE
     default:
       return error.message ?? 'is invalid'
   }

@@ -22,6 +22,13 @@ export function registerValidation(app: FastifyInstance): void {
       errors: false,
       validate: (_schema: boolean, data: string) => !data.includes(NUL),
     })
+    ajv.addKeyword({
+      keyword: 'wellFormed',
+      type: 'string',
+      schemaType: 'boolean',
+      errors: false,
+      validate: (_schema: boolean, data: string) => data.isWellFormed(),
+    })
   }
   // The route's own schema (used for the OpenAPI document) is left as it is; a hardened copy is
   // compiled.
@@ -33,7 +40,8 @@ export function registerValidation(app: FastifyInstance): void {
 /**
  * The schema as compiled:
  * - every string refuses U+0000 (`noNul`): PostgreSQL cannot store it, and both dialects must
- *   answer the same 400/422 naming the field;
+ *   answer the same 400/422 naming the field; and a lone surrogate (`wellFormed`), which
+ *   neither stores as sent (src/errors/nul-characters.ts);
  * - with `allErrors`, Ajv checks every item of an array even when the array is already longer
  *   than its `maxItems`: 80,000 wrong items are 80,000 errors (and megabytes of them) for one
  *   request. Items are checked only when the length is within bounds, so a too-long array is the
@@ -48,6 +56,7 @@ export function hardenedSchema(schema: unknown): unknown {
   const type = out.type
   if ((type === 'string' || (Array.isArray(type) && type.includes('string'))) && out.format !== 'binary') {
     out.noNul = true
+    out.wellFormed = true
   }
   if (typeof out.maxItems === 'number' && out.items !== undefined) {
     const { items, ...rest } = out

@@ -190,6 +190,21 @@ describeDb('bad input answers 4xx and changes nothing', () => {
     expect(await count('users')).toBe(usersBefore)
   })
 
+  it('refuses half a surrogate pair in JSON text, naming the field, so an answer shows what was stored', async () => {
+    const petsBefore = await count('pets')
+    // JSON.stringify writes a lone surrogate as the escape \ud800, which JSON.parse accepts.
+    const v1Pet = expectProblem(await v1('POST', '/v1/pet', { name: 'Rex\ud800' }))
+    expect(v1Pet).toMatchObject({ code: 'parameter_invalid', param: 'name' })
+    expect(v1Pet.detail).toContain('lone UTF-16 surrogate')
+    const v2Pet = expectProblem(
+      await v2('POST', '/v2/pet', { name: 'x', photoUrls: [], tags: [{ name: '\udc00' }] }),
+    )
+    expect(v2Pet.errors?.map((e) => e.param)).toEqual(['tags.0.name'])
+    // A whole pair is a character like any other.
+    expect((await v1('POST', '/v1/pet', { name: 'Rex 🐕' })).json()).toMatchObject({ name: 'Rex 🐕' })
+    expect(await count('pets')).toBe(petsBefore + 1)
+  })
+
   it('refuses a NUL character in OAuth requests with RFC 6749 invalid_request, on both dialects', async () => {
     const token = (payload: string, headers: Record<string, string> = {}) =>
       t.app.inject({
