@@ -91,9 +91,9 @@ export async function writePetUpdate(db: Db, change: PetChange): Promise<PetWrit
     const eventOf = (updated: Pet) => newEventRow(change.eventOf(updated))
     return updatePetWithEvent(db, current, changes, at, eventOf, keepImages)
   }
-  const { accountId, id, version } = current
+  const { accountId, id } = current
   if (!(await ownerFound(db, accountId, changes.ownerId))) return { pet: undefined, ownerFound: false }
-  const updated = await updatePetAtVersion(db, accountId, id, version, changes, at)
+  const updated = await updatePetAtVersion(db, current, changes, at)
   if (updated === undefined) return { pet: undefined, ownerFound: true }
   if (keepImages !== undefined) await deleteImagesOfPetExcept(db, accountId, id, keepImages)
   await recordEvent(db, change.eventOf(updated))

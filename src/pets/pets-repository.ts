@@ -1,4 +1,12 @@
-import { type Insertable, type InsertResult, type QueryCreator, type Selectable, sql } from 'kysely'
+import {
+  type DeleteResult,
+  type Insertable,
+  type InsertResult,
+  type QueryCreator,
+  type Selectable,
+  sql,
+  type UpdateResult,
+} from 'kysely'
 import { keysetPage, type Page, seqWindow, type Walk } from '../db/keyset-page.ts'
 import { type Placeholder, prepareQuery, variants } from '../db/prepared-query.ts'
 import type { Database, Db, PetsTable } from '../db/schema.ts'
@@ -297,30 +305,38 @@ function updateAtVersion(
     .where('version', '=', p('version'))
 }
 
-const updatePetQuery = variants<(keyof PetColumns)[], UpdateArgs, PetRow>(
+// No RETURNING, as for insertPetQuery: the row the update leaves is petAfter's.
+const updatePetQuery = variants<(keyof PetColumns)[], UpdateArgs, UpdateResult>(
   (columns) => columns.join(),
-  (columns) => (db, p) => updateAtVersion(db, columns, p).returningAll(),
+  (columns) => (db, p) => updateAtVersion(db, columns, p),
 )
 
-/** Writes the fields only if the pet is still at `version`; undefined when it is not (or gone). */
+/**
+ * The pet as a change leaves it: `current` with `fields`, the next version, updated at `at`,
+ * through the same conversions as the stored row (so JSON columns read back alike).
+ */
+function petAfter(current: Pet, fields: PetFields, at: string): Pet {
+  const row = newPetRow(current.accountId, current.id, current, current.createdAt)
+  return toPet({ ...row, ...toColumns(fields), version: current.version + 1, updated_at: at })
+}
+
+/** Writes the fields only if the pet is still at `current.version`; undefined when it is not (or gone). */
 export async function updatePetAtVersion(
   db: Db,
-  accountId: string,
-  id: number,
-  version: number,
+  current: Pet,
   fields: PetFields,
   at: string,
 ): Promise<Pet | undefined> {
   const columns = toColumns(fields)
-  const [row] = await updatePetQuery(Object.keys(columns) as (keyof PetColumns)[]).execute(db, {
+  const changed = await updatePetQuery(Object.keys(columns) as (keyof PetColumns)[]).executeWrite(db, {
     ...columns,
-    next_version: version + 1,
+    next_version: current.version + 1,
     updated_at: at,
-    id,
-    account_id: accountId,
-    version,
+    id: current.id,
+    account_id: current.accountId,
+    version: current.version,
   })
-  return row === undefined ? undefined : toPet(row)
+  return changed === 1 ? petAfter(current, fields, at) : undefined
 }
 
 type DeleteArgs = { id: number; account_id: string; version: number }
@@ -332,10 +348,9 @@ function deleteAtVersion(qc: QueryCreator<Database>, p: Placeholder<DeleteArgs>)
     .where('id', '=', p('id'))
     .where('account_id', '=', p('account_id'))
     .where('version', '=', p('version'))
-    .returning('id')
 }
 
-const deletePetQuery = prepareQuery<DeleteArgs, { id: number }>((db, p) => deleteAtVersion(db, p))
+const deletePetQuery = prepareQuery<DeleteArgs, DeleteResult>((db, p) => deleteAtVersion(db, p))
 
 export async function deletePetAtVersion(
   db: Db,
@@ -343,8 +358,7 @@ export async function deletePetAtVersion(
   id: number,
   version: number,
 ): Promise<boolean> {
-  const rows = await deletePetQuery.execute(db, { id, account_id: accountId, version })
-  return rows.length > 0
+  return (await deletePetQuery.executeWrite(db, { id, account_id: accountId, version })) > 0
 }
 
 type UpdateWithEventArgs = UpdateArgs &
@@ -412,7 +426,7 @@ export async function updatePetWithEvent(
   keepImages?: string[],
 ): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
   const columns = toColumns(fields)
-  const event = eventOf({ ...current, ...fields, version: current.version + 1, updatedAt: at })
+  const event = eventOf(petAfter(current, fields, at))
   const checkOwner = fields.ownerId != null
   const [answer] = await updatePetWithEventQuery({
     columns: Object.keys(columns) as (keyof PetColumns)[],
@@ -435,7 +449,7 @@ export async function updatePetWithEvent(
 
 const deletePetWithEventQuery = prepareQuery<DeleteArgs & EventArgs, { id: number }>((db, p) =>
   db
-    .with('deleted_pet', (qc) => deleteAtVersion(qc, p))
+    .with('deleted_pet', (qc) => deleteAtVersion(qc, p).returning('id'))
     .with('inserted_event', () => insertEventFor('deleted_pet', p))
     .selectFrom('deleted_pet')
     .select('id'),
