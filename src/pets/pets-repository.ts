@@ -128,8 +128,11 @@ type PetWithEventArgs = NewPetRow &
     owner?: string
   }
 
-/** What insertPetWithEvent's statement answers: one row, whatever happened. */
-type PetWithEventRow = { [K in keyof PetRow]: PetRow[K] | null } & { owner_found: boolean }
+/**
+ * What a one-statement change answers: one row, whatever happened; `id` null when nothing was
+ * written. The pet itself is known before the statement runs, so it does not come back.
+ */
+type PetWithEventRow = { id: number | null; owner_found: boolean }
 
 /** The columns of a new pet, as the one-statement inserts list them. */
 const NEW_PET_COLUMNS = [
@@ -174,12 +177,12 @@ const insertPetWithEventQuery = variants<boolean, PetWithEventArgs, PetWithEvent
           .expression(qc.selectNoFrom(newPetValues(p)).$if(checkOwner, (q) => q.where(userExists(p))))
           // As insertPetQuery: a taken id inserts nothing (and then no event either).
           .onConflict((oc) => oc.columns(['account_id', 'id']).doNothing())
-          .returningAll(),
+          .returning('id'),
       )
       .with('inserted_event', () => insertEventFor('inserted_pet', p))
       .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
       .leftJoin('inserted_pet', (join) => join.onTrue())
-      .selectAll('inserted_pet')
+      .select('inserted_pet.id')
       .select((checkOwner ? userExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
@@ -215,11 +218,10 @@ export async function insertPetWithEvent(
   db: Db,
   insert: NewPetInsert,
 ): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
-  const { checkOwner, args } = newPetStatement(insert)
+  const { pet, checkOwner, args } = newPetStatement(insert)
   const [answer] = await insertPetWithEventQuery(checkOwner).execute(db, args)
   if (answer === undefined) throw new Error('insertPetWithEvent answered no row.')
-  const ownerFound = answer.owner_found
-  return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound }
+  return { pet: answer.id === null ? undefined : pet, ownerFound: answer.owner_found }
 }
 
 const PETS_ID_TAKEN = 'pets_account_pet'
@@ -236,7 +238,7 @@ function isPetIdTaken(error: unknown): boolean {
  * claim: a missing owner claims nothing, so inserts nothing. The pet's insert has no ON
  * CONFLICT here: a taken id must undo the claim, so it fails the whole statement.
  */
-const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimArgs, PetRow>(
+const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimArgs, { id: number }>(
   (checkOwner) => (checkOwner ? 'owner' : 'no-owner'),
   (checkOwner) => (db, p) =>
     withKeyClaimed(db, p, checkOwner ? userExists(p) : sql<boolean>`true`)
@@ -247,11 +249,11 @@ const insertPetClaimingKeyQuery = variants<boolean, PetWithEventArgs & KeyClaimA
           .expression(
             qc.selectFrom('key_claim').select(newPetValues(p)).where('key_claim.account_id', 'is not', null),
           )
-          .returningAll(),
+          .returning('id'),
       )
       .with('inserted_event', () => insertEventFor('inserted_pet', p))
       .selectFrom('inserted_pet')
-      .selectAll(),
+      .select('id'),
 )
 
 /**
@@ -269,7 +271,7 @@ export async function insertPetClaimingKey(
   const { pet, checkOwner, args } = newPetStatement(insert)
   try {
     const [inserted] = await insertPetClaimingKeyQuery(checkOwner).execute(db, { ...args, ...claimOf(pet) })
-    return inserted === undefined ? undefined : toPet(inserted)
+    return inserted === undefined ? undefined : pet
   } catch (error) {
     if (isPetIdTaken(error)) return 'id taken'
     throw error
@@ -391,7 +393,7 @@ const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWi
         .with('updated_pet', (qc) =>
           updateAtVersion(qc, columns, p)
             .$if(checkOwner, (q) => q.where(userExists(p)))
-            .returningAll(),
+            .returning('id'),
         )
         .with('inserted_event', () => insertEventFor('updated_pet', p))
         // Without images to prune this CTE is a SELECT nothing refers to, which PostgreSQL
@@ -405,7 +407,7 @@ const updatePetWithEventQuery = variants<UpdateShape, UpdateWithEventArgs, PetWi
         )
         .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
         .leftJoin('updated_pet', (join) => join.onTrue())
-        .selectAll('updated_pet')
+        .select('updated_pet.id')
         .select((checkOwner ? userExists(p) : sql<boolean>`true`).as('owner_found')),
 )
 
@@ -426,7 +428,8 @@ export async function updatePetWithEvent(
   keepImages?: string[],
 ): Promise<{ pet: Pet | undefined; ownerFound: boolean }> {
   const columns = toColumns(fields)
-  const event = eventOf(petAfter(current, fields, at))
+  const updated = petAfter(current, fields, at)
+  const event = eventOf(updated)
   const checkOwner = fields.ownerId != null
   const [answer] = await updatePetWithEventQuery({
     columns: Object.keys(columns) as (keyof PetColumns)[],
@@ -444,7 +447,7 @@ export async function updatePetWithEvent(
     ...eventArgs(event),
   })
   if (answer === undefined) throw new Error('updatePetWithEvent answered no row.')
-  return { pet: answer.id === null ? undefined : toPet(answer as PetRow), ownerFound: answer.owner_found }
+  return { pet: answer.id === null ? undefined : updated, ownerFound: answer.owner_found }
 }
 
 const deletePetWithEventQuery = prepareQuery<DeleteArgs & EventArgs, { id: number }>((db, p) =>
