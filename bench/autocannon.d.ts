@@ -21,6 +21,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string
     requests?: Request[]
+    /** Requests per second across all connections. */
+    overallRate?: number
   }
 
   export interface Histogram {

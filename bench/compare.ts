@@ -1,5 +1,6 @@
 // npx tsx bench/compare.ts [--against=REV] [--cases=create,create-keyed,read,update,list]
-//   [--pairs=N] [--seconds=N] [--seed=N] [--postgres] [--env=NAME=VALUE ...] [--env-a=NAME=VALUE ...]
+//   [--pairs=N] [--seconds=N] [--seed=N] [--rate=N] [--postgres] [--env=NAME=VALUE ...]
+//   [--env-a=NAME=VALUE ...]
 //
 // A paired comparison of two builds of the service: A is commit REV (HEAD by default), built in
 // a temporary git worktree that borrows this checkout's node_modules; B is the working tree as it
@@ -9,7 +10,9 @@
 // promise on a shared machine. Prints, per case, B ÷ A in req/s (median of the pairs, with their
 // range) and both sides' CPU µs per request. `--env` sets a variable for B only, `--env-a` for A
 // only: with `--against=HEAD` and no change, the same build against itself with one setting
-// changed (`--env=REQUEST_LOGS=false`).
+// changed (`--env=REQUEST_LOGS=false`). `--rate` holds the load to N requests a second, below
+// what either side can answer: then CPU µs per request is the work a request costs, without
+// what a saturated machine adds (both sides, the database and the load client on the same cores).
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '4' },
     seed: { type: 'string', default: '0' },
+    rate: { type: 'string' },
     postgres: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
     'env-a': { type: 'string', multiple: true, default: [] },
@@ -145,7 +149,13 @@ async function requestsOf(side: Side, name: CaseName): Promise<Request[]> {
 }
 
 async function round(side: Side, requests: Request[], warmupSeconds: number): Promise<RoundResult> {
-  const spec = { url: side.server!.url, requests, pid: side.server!.pid, drainPath: '/healthz' }
+  const spec = {
+    url: side.server!.url,
+    requests,
+    pid: side.server!.pid,
+    drainPath: '/healthz',
+    ...(values.rate === undefined ? {} : { overallRate: Number(values.rate) }),
+  }
   const result = await measure(spec, { warmupSeconds, seconds, bareSeconds: 0, rounds: 1 })
   if (result.errors > 0) log(`  ${side.label}: ${result.errors} errors ${JSON.stringify(result.statusCodes)}`)
   return result.rounds[0]!
@@ -206,10 +216,11 @@ async function main(): Promise<void> {
       const ratios = b.map((r, i) => r.rps / Math.max(1, a[i]!.rps))
       const cpuA = median(a.map((r) => r.cpuUsPerRequest))
       const cpuB = median(b.map((r) => r.cpuUsPerRequest))
+      const cpuRatios = b.map((r, i) => r.cpuUsPerRequest / Math.max(1, a[i]!.cpuUsPerRequest))
       log(
         `${name}: B ÷ A ${median(ratios).toFixed(3)} (pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); ` +
           `req/s A ${median(a.map((r) => r.rps)).toFixed(0)}, B ${median(b.map((r) => r.rps)).toFixed(0)}; ` +
-          `CPU µs/request A ${cpuA.toFixed(1)}, B ${cpuB.toFixed(1)} (B ÷ A ${(cpuB / cpuA).toFixed(3)})`,
+          `CPU µs/request A ${cpuA.toFixed(1)}, B ${cpuB.toFixed(1)} (B ÷ A ${median(cpuRatios).toFixed(3)}, pairs ${Math.min(...cpuRatios).toFixed(3)}–${Math.max(...cpuRatios).toFixed(3)})`,
       )
     }
   } finally {

@@ -16,6 +16,8 @@ export interface LoadSpec {
    * which would otherwise steal CPU from the next measurement.
    */
   drainPath: string
+  /** Requests per second across all connections, for a load below saturation; as fast as it answers by default. */
+  overallRate?: number
 }
 
 export interface RoundResult {
@@ -97,7 +99,14 @@ async function fire(spec: LoadSpec, seconds: number, latencies?: LatencyHistogra
     const instance = autocannon(
       // json-server at 50k pets answers 50 waiting connections about every 10 s: a shorter
       // timeout would count the peer's queue as errors.
-      { url: spec.url, connections: CONNECTIONS, duration: seconds, timeout: 60, requests: spec.requests },
+      {
+        url: spec.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        timeout: 60,
+        requests: spec.requests,
+        ...(spec.overallRate === undefined ? {} : { overallRate: spec.overallRate }),
+      },
       (error, result) => (error === null ? resolve(result) : reject(error)),
     )
     if (latencies !== undefined) {
