@@ -1,4 +1,4 @@
-// npx tsx bench/compare.ts [--against=REV] [--cases=create,create-keyed,read,update,list]
+// npx tsx bench/compare.ts [--against=REV] [--cases=floor,create,create-keyed,read,update,list]
 //   [--pairs=N] [--seconds=N] [--seed=N] [--rate=N] [--postgres] [--env=NAME=VALUE ...]
 //   [--env-a=NAME=VALUE ...]
 //
@@ -27,7 +27,7 @@ import { freePort, runNode, type ServerProcess, startProcess } from './processes
 import { seedSqlitePets } from './seed.ts'
 import { BENCH_ACCOUNT, basicAuth, buildService, fetchBearerToken, ROOT, serviceEnv } from './service.ts'
 
-const CASES = ['create', 'create-keyed', 'read', 'update', 'list'] as const
+const CASES = ['floor', 'create', 'create-keyed', 'read', 'update', 'list'] as const
 type CaseName = (typeof CASES)[number]
 
 const { values } = parseArgs({
@@ -139,6 +139,7 @@ async function credentials(side: Side): Promise<void> {
 }
 
 async function requestsOf(side: Side, name: CaseName): Promise<Request[]> {
+  if (name === 'floor') return [{ method: 'GET', path: '/healthz' }]
   if (name === 'create') return createRequests(side.basic!)
   if (name === 'create-keyed') return keyedCreateRequests(side.basic!)
   const ids = await petIdsOf(side.databaseUrl, BENCH_ACCOUNT)
