@@ -200,11 +200,12 @@ function newPetStatement({ accountId, id, fields, at, eventOf }: NewPetInsert) {
   const row = newPetRow(accountId, id, fields, at)
   // The pet as toPet will read it back: its event (and a stored response) are built from it.
   const pet = toPet(row)
-  const args: PetWithEventArgs = {
-    ...row,
-    ...(row.owner_id !== null && { owner: row.owner_id }),
-    ...eventArgs(eventOf(pet)),
-  }
+  // Object.assign, not spreads: see prepareQuery (src/db/prepared-query.ts).
+  const args: PetWithEventArgs = Object.assign(
+    row,
+    row.owner_id === null ? undefined : { owner: row.owner_id },
+    eventArgs(eventOf(pet)),
+  )
   return { pet, checkOwner: row.owner_id !== null, args }
 }
 
@@ -270,7 +271,10 @@ export async function insertPetClaimingKey(
 ): Promise<Pet | 'id taken' | undefined> {
   const { pet, checkOwner, args } = newPetStatement(insert)
   try {
-    const [inserted] = await insertPetClaimingKeyQuery(checkOwner).execute(db, { ...args, ...claimOf(pet) })
+    const [inserted] = await insertPetClaimingKeyQuery(checkOwner).execute(
+      db,
+      Object.assign(args, claimOf(pet)),
+    )
     return inserted === undefined ? undefined : pet
   } catch (error) {
     if (isPetIdTaken(error)) return 'id taken'
@@ -319,7 +323,7 @@ const updatePetQuery = variants<(keyof PetColumns)[], UpdateArgs, UpdateResult>(
  */
 function petAfter(current: Pet, fields: PetFields, at: string): Pet {
   const row = newPetRow(current.accountId, current.id, current, current.createdAt)
-  return toPet({ ...row, ...toColumns(fields), version: current.version + 1, updated_at: at })
+  return toPet(Object.assign(row, toColumns(fields), { version: current.version + 1, updated_at: at }))
 }
 
 /** Writes the fields only if the pet is still at `current.version`; undefined when it is not (or gone). */
@@ -330,15 +334,20 @@ export async function updatePetAtVersion(
   at: string,
 ): Promise<Pet | undefined> {
   const columns = toColumns(fields)
-  const changed = await updatePetQuery(Object.keys(columns) as (keyof PetColumns)[]).executeWrite(db, {
-    ...columns,
+  const query = updatePetQuery(Object.keys(columns) as (keyof PetColumns)[])
+  const changed = await query.executeWrite(db, Object.assign(columns, versionArgs(current, at)))
+  return changed === 1 ? petAfter(current, fields, at) : undefined
+}
+
+/** The pet an update writes to, and what its version becomes. */
+function versionArgs(current: Pet, at: string) {
+  return {
     next_version: current.version + 1,
     updated_at: at,
     id: current.id,
     account_id: current.accountId,
     version: current.version,
-  })
-  return changed === 1 ? petAfter(current, fields, at) : undefined
+  }
 }
 
 type DeleteArgs = { id: number; account_id: string; version: number }
@@ -431,21 +440,19 @@ export async function updatePetWithEvent(
   const updated = petAfter(current, fields, at)
   const event = eventOf(updated)
   const checkOwner = fields.ownerId != null
-  const [answer] = await updatePetWithEventQuery({
+  const query = updatePetWithEventQuery({
     columns: Object.keys(columns) as (keyof PetColumns)[],
     checkOwner,
     pruneImages: keepImages !== undefined,
-  }).execute(db, {
-    ...(keepImages !== undefined && { keep_images: keepImages }),
-    ...columns,
-    next_version: current.version + 1,
-    updated_at: at,
-    id: current.id,
-    account_id: current.accountId,
-    version: current.version,
-    ...(checkOwner && { owner: fields.ownerId as string }),
-    ...eventArgs(event),
   })
+  const args: UpdateWithEventArgs = Object.assign(
+    columns,
+    versionArgs(current, at),
+    eventArgs(event),
+    keepImages === undefined ? undefined : { keep_images: keepImages },
+    checkOwner ? { owner: fields.ownerId as string } : undefined,
+  )
+  const [answer] = await query.execute(db, args)
   if (answer === undefined) throw new Error('updatePetWithEvent answered no row.')
   return { pet: answer.id === null ? undefined : updated, ownerFound: answer.owner_found }
 }
@@ -469,12 +476,10 @@ export async function deletePetWithEvent(
   version: number,
   event: NewEventRow,
 ): Promise<boolean> {
-  const rows = await deletePetWithEventQuery.execute(db, {
-    id,
-    account_id: accountId,
-    version,
-    ...eventArgs(event),
-  })
+  const rows = await deletePetWithEventQuery.execute(
+    db,
+    Object.assign({ id, account_id: accountId, version }, eventArgs(event)),
+  )
   return rows.length > 0
 }
 
