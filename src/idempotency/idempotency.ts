@@ -131,7 +131,8 @@ export async function runIdempotentCreate<T>(
   if (key === undefined) {
     return { ...creation.respond(await runAtomicWrite(db, (c) => creation.create(c))), replayed: false }
   }
-  const claim = { ...request, key, ...claimTimes(), lockTimeoutMs: IN_PROGRESS_WAIT_MS }
+  // Object.assign, not spreads: see prepareQuery (src/db/prepared-query.ts).
+  const claim = Object.assign({}, request, { key, lockTimeoutMs: IN_PROGRESS_WAIT_MS }, claimTimes())
   // The response stored with the key is the one answered, so a replay matches it byte for byte.
   let stored: StoredResponse | undefined
   const argsFor = (created: T) => {

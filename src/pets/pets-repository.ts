@@ -544,13 +544,9 @@ export async function listPets(
     query,
     async (id) => (await seqOfQuery.execute(db, { id, accountId }))[0]?.seq,
     (walk, cursor, take) => {
-      const args: PageArgs = {
-        accountId,
-        take,
-        cursor,
-        ...(query.species !== undefined && { species: query.species }),
-        ...(query.ownerId !== undefined && { ownerId: query.ownerId }),
-      }
+      const args: PageArgs = { accountId, take, cursor }
+      if (query.species !== undefined) args.species = query.species
+      if (query.ownerId !== undefined) args.ownerId = query.ownerId
       statuses.forEach((status, i) => {
         args[`status${i}`] = status
       })

@@ -6,7 +6,15 @@ import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
 import type { PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
-import { deletePet, getPet, listPets, petCreation, petNotFound, updatePet } from '../../pets/pets-service.ts'
+import {
+  deletePet,
+  getPet,
+  listPets,
+  type PetListQuery,
+  petCreation,
+  petNotFound,
+  updatePet,
+} from '../../pets/pets-service.ts'
 import { API_KEY_SECURITY, problemResponses } from '../../schemas/common.ts'
 import { createOnceAtomic, IdempotencyHeaders } from '../idempotent-create.ts'
 import { parseId } from '../ids.ts'
@@ -175,14 +183,14 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const q = request.query
       assertOneCursor(q.starting_after, q.ending_before)
-      const page = await listPets(db, request.principal!.accountId, {
-        limit: q.limit,
-        ...(q.starting_after === undefined ? {} : { startingAfter: q.starting_after }),
-        ...(q.ending_before === undefined ? {} : { endingBefore: q.ending_before }),
-        ...(q.status === undefined ? {} : { status: [q.status] }),
-        ...(q.species === undefined ? {} : { species: q.species }),
-        ...(q.owner_id === undefined ? {} : { ownerId: q.owner_id }),
-      })
+      // Set one by one, not spread in: see prepareQuery (src/db/prepared-query.ts).
+      const query: PetListQuery = { limit: q.limit }
+      if (q.starting_after !== undefined) query.startingAfter = q.starting_after
+      if (q.ending_before !== undefined) query.endingBefore = q.ending_before
+      if (q.status !== undefined) query.status = [q.status]
+      if (q.species !== undefined) query.species = q.species
+      if (q.owner_id !== undefined) query.ownerId = q.owner_id
+      const page = await listPets(db, request.principal!.accountId, query)
       return { object: 'list' as const, data: page.pets.map(toPetV1), has_more: page.hasMore, url: '/v1/pet' }
     },
   )
