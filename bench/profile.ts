@@ -1,4 +1,4 @@
-// npx tsx bench/profile.ts [healthz|create|create-webhook|list|read|update ...] [--seconds=N]
+// npx tsx bench/profile.ts [healthz|create|create-keyed|create-webhook|list|read|update ...] [--seconds=N]
 //   [--seed=N] [--postgres]
 //
 // Runs the service from its sources (through tsx, so that each frame names its source file)
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { createRequests, listRequests, readRequests, updateRequests } from './cases.ts'
+import { createRequests, keyedCreateRequests, listRequests, readRequests, updateRequests } from './cases.ts'
 import { measure } from './load.ts'
 import { petIdsOf } from './pet-ids.ts'
 import { seedSqlitePets } from './seed.ts'
@@ -221,6 +221,7 @@ async function main(): Promise<void> {
         const requestsFor = {
           healthz: () => [{ method: 'GET', path: '/healthz' }],
           create: () => createRequests(basic),
+          'create-keyed': () => keyedCreateRequests(basic),
           'create-webhook': () => createRequests(basic),
           list: () => listRequests(basic, ids),
           read: () => readRequests(bearer, ids),

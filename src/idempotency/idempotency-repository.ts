@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type InsertResult, sql } from 'kysely'
 import { prepareQuery } from '../db/prepared-query.ts'
 import type { Db } from '../db/schema.ts'
 import { type KeyClaim, takeOverStale } from './key-claim-statement.ts'
@@ -23,7 +23,7 @@ export async function claimKey(trx: Db, claim: KeyClaim): Promise<boolean> {
             select setting, set_config('lock_timeout', ${String(Math.trunc(claim.lockTimeoutMs))}, true)
               from before`.execute(trx)
         ).rows[0]?.setting
-  const taken = await claimKeyQuery.execute(trx, {
+  const taken = await claimKeyQuery.executeWrite(trx, {
     account_id: claim.accountId,
     key: claim.key,
     request_hash: claim.fingerprint,
@@ -31,13 +31,17 @@ export async function claimKey(trx: Db, claim: KeyClaim): Promise<boolean> {
     expired_before: claim.expiredBefore,
   })
   if (before !== undefined) await sql`select set_config('lock_timeout', ${before}, true)`.execute(trx)
-  return taken.length > 0
+  return taken > 0
 }
 
 type ClaimArgs = { account_id: string; key: string; request_hash: string; at: string; expired_before: string }
 
-/** The claim's insert, built once (src/db/prepared-query.ts): it runs with every keyed create. */
-const claimKeyQuery = prepareQuery<ClaimArgs, { account_id: string }>((db, p) => {
+/**
+ * The claim's insert, built once (src/db/prepared-query.ts): it runs with every keyed create. The
+ * row count says whether it claimed (inserted, or took over a stale claim): no RETURNING, which
+ * SQLite runs through a temporary table.
+ */
+const claimKeyQuery = prepareQuery<ClaimArgs, InsertResult>((db, p) => {
   const running = {
     request_hash: p('request_hash'),
     state: 'running' as const,
@@ -51,7 +55,6 @@ const claimKeyQuery = prepareQuery<ClaimArgs, { account_id: string }>((db, p) =>
     .insertInto('idempotency_keys')
     .values({ account_id: p('account_id'), key: p('key'), ...running })
     .onConflict((oc) => takeOverStale(oc, running, p('expired_before'), p('at')))
-    .returning('account_id')
 })
 
 export async function findKey(trx: Db, accountId: string, key: string) {
