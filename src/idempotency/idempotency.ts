@@ -182,7 +182,8 @@ async function claim(
 ): Promise<StoredResponse | undefined> {
   let taken: boolean
   try {
-    taken = await claimKey(trx, { accountId, key, fingerprint, ...claimTimes(), lockTimeoutMs })
+    // Object.assign, not a spread: see prepareQuery (src/db/prepared-query.ts).
+    taken = await claimKey(trx, Object.assign({ accountId, key, fingerprint, lockTimeoutMs }, claimTimes()))
   } catch (error) {
     if (isLockTimeout(error)) throw inProgress(key)
     throw error

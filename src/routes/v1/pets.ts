@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { runAtomicWrite } from '../../db/atomic-write.ts'
 import { etagFor, parseIfMatch } from '../../http/etag.ts'
 import { assertOneCursor, emptyToNull } from '../../http/replies.ts'
-import type { PetFields } from '../../pets/pet.ts'
+import type { Pet, PetFields } from '../../pets/pet.ts'
 import { toPetV1 } from '../../pets/pet-views.ts'
 import {
   deletePet,
@@ -78,14 +78,16 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = request.principal!
       const id = await database.ids.reserve(accountId, 'pet')
-      return createOnceAtomic(db, request, reply, '/v1/pet', {
-        ...petCreation(accountId, { ...fieldsFromV1(request.body), name: request.body.name }, id),
-        respond: (pet) => ({
+      const fields = fieldsFromV1(request.body)
+      // Object.assign, not a spread: see prepareQuery (src/db/prepared-query.ts).
+      const creation = Object.assign(petCreation(accountId, { ...fields, name: request.body.name }, id), {
+        respond: (pet: Pet) => ({
           status: 201,
           headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },
           body: toPetV1(pet),
         }),
       })
+      return createOnceAtomic(db, request, reply, '/v1/pet', creation)
     },
   )
 
