@@ -5,7 +5,8 @@
 // A paired comparison of two builds of the service: A is commit REV (HEAD by default), built in
 // a temporary git worktree that borrows this checkout's node_modules; B is the working tree as it
 // stands. Each gets a database of its own (made and migrated by its own admin CLI), both run the
-// way `npm start` runs the service, and every case loads them in turn, A B B A …, for `pairs`
+// way `npm start` runs the service (both pinned to one core, each pair in new processes), and
+// every case loads them in turn, A B B A …, for `pairs`
 // pairs of rounds: the machine's drift falls on both alike, which two separate bench runs cannot
 // promise on a shared machine. Prints, per case, B ÷ A in req/s (median of the pairs, with their
 // range) and both sides' CPU µs per request. `--env` sets a variable for B only, `--env-a` for A
@@ -25,7 +26,15 @@ import { measure, median, type RoundResult } from './load.ts'
 import { petIdsOf } from './pet-ids.ts'
 import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
 import { seedSqlitePets } from './seed.ts'
-import { BENCH_ACCOUNT, basicAuth, buildService, fetchBearerToken, ROOT, serviceEnv } from './service.ts'
+import {
+  BENCH_ACCOUNT,
+  basicAuth,
+  buildService,
+  fetchBearerToken,
+  type OAuthClient,
+  ROOT,
+  serviceEnv,
+} from './service.ts'
 
 const CASES = ['floor', 'create', 'create-keyed', 'read', 'update', 'list'] as const
 type CaseName = (typeof CASES)[number]
@@ -67,6 +76,7 @@ interface Side {
   env: Record<string, string>
   server?: ServerProcess
   basic?: string
+  client?: OAuthClient
   bearer?: string
 }
 
@@ -101,6 +111,20 @@ function startArgs(root: string): string[] {
   return scripts.start.replace(/^exec\s+node\s+/, '').split(/\s+/)
 }
 
+/**
+ * Both services on the same core (the first), whichever is loaded: on a shared virtual machine
+ * one core can run slower than the other for minutes, and a process the scheduler keeps on it
+ * would look slower in every pair (seen here: the same build against itself, 15–30 % apart on
+ * PostgreSQL). The load client and the database keep the other cores.
+ */
+function pin(pid: number): void {
+  try {
+    execFileSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' })
+  } catch {
+    log('note: taskset is not available; the two services are not pinned to one core')
+  }
+}
+
 async function start(side: Side): Promise<void> {
   const port = await freePort()
   let metricsPort = await freePort()
@@ -113,6 +137,15 @@ async function start(side: Side): Promise<void> {
     readyPath: '/readyz',
     cwd: side.root,
   })
+  pin(side.server.pid)
+}
+
+/** The side's service stopped and started again on its database, with a token from the new process. */
+async function restart(side: Side): Promise<void> {
+  await side.server?.stop()
+  await start(side)
+  if (side.client !== undefined)
+    side.bearer = `Bearer ${await fetchBearerToken(side.server!.url, side.client)}`
 }
 
 async function credentials(side: Side): Promise<void> {
@@ -132,10 +165,8 @@ async function credentials(side: Side): Promise<void> {
       '--json',
     ]),
   ) as { client_id: string; client_secret: string }
-  side.bearer = `Bearer ${await fetchBearerToken(side.server!.url, {
-    clientId: client.client_id,
-    clientSecret: client.client_secret,
-  })}`
+  side.client = { clientId: client.client_id, clientSecret: client.client_secret }
+  side.bearer = `Bearer ${await fetchBearerToken(side.server!.url, side.client)}`
 }
 
 async function requestsOf(side: Side, name: CaseName): Promise<Request[]> {
@@ -204,13 +235,17 @@ async function main(): Promise<void> {
     }
     for (const name of cases) {
       const requests = new Map<Side, Request[]>()
-      for (const side of sides) requests.set(side, await requestsOf(side, name))
       const a: RoundResult[] = []
       const b: RoundResult[] = []
       for (let i = 0; i < pairs; i++) {
+        // New processes for every pair: what the JIT made of one process's run (and where the
+        // kernel put its memory) can make it a few percent slower or faster than another of the
+        // same build for as long as it lives; restarted, that falls on the pairs at random.
+        if (i > 0) for (const side of sides) await restart(side)
+        for (const side of sides) requests.set(side, await requestsOf(side, name))
         const order = i % 2 === 0 ? [sides[0]!, sides[1]!] : [sides[1]!, sides[0]!]
         for (const side of order) {
-          const result = await round(side, requests.get(side)!, i === 0 ? 1 : 0)
+          const result = await round(side, requests.get(side)!, 2)
           ;(side === sides[0] ? a : b).push(result)
         }
       }
