@@ -18,6 +18,11 @@ export interface LoadSpec {
   drainPath: string
   /** Requests per second across all connections, for a load below saturation; as fast as it answers by default. */
   overallRate?: number
+  /**
+   * The database server's main process on this machine (PostgreSQL's postmaster), whose process
+   * tree's CPU time is measured per request too: the other half of a create's cost.
+   */
+  databasePid?: number
 }
 
 export interface RoundResult {
@@ -37,6 +42,8 @@ export interface RoundResult {
    */
   cpuUsPerRequest: number
   bareCpuUsPerRequest: number
+  /** The database server's CPU time per answered request, when LoadSpec.databasePid is given. */
+  databaseCpuUsPerRequest?: number
 }
 
 export interface CaseMeasurement {
@@ -50,6 +57,7 @@ export interface CaseMeasurement {
   ratio: number
   cpuUsPerRequest: number
   bareCpuUsPerRequest: number
+  databaseCpuUsPerRequest?: number
   /** Sum over the rounds (the warm-up excluded). */
   errors: number
   statusCodes: Record<string, number>
@@ -157,8 +165,11 @@ export async function measure(
     const latencies = new LatencyHistogram()
     await hooks.beforeLoad?.()
     const cpuBefore = cpuTimeUs(spec.pid)
+    const databaseCpuBefore = spec.databasePid === undefined ? 0 : cpuTimeUs(spec.databasePid)
     const result = await fire(spec, timing.seconds, latencies)
     const cpu = cpuTimeUs(spec.pid) - cpuBefore
+    const databaseCpu =
+      spec.databasePid === undefined ? undefined : cpuTimeUs(spec.databasePid) - databaseCpuBefore
     await hooks.afterLoad?.()
     await drain(spec)
     const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count]))
@@ -175,6 +186,9 @@ export async function measure(
       ratio: bareRps > 0 ? rps / bareRps : 0,
       cpuUsPerRequest: cpu / Math.max(1, countAll(result)),
       bareCpuUsPerRequest: reference === undefined ? 0 : bareCpu / Math.max(1, countAll(reference)),
+      ...(databaseCpu === undefined
+        ? {}
+        : { databaseCpuUsPerRequest: databaseCpu / Math.max(1, countAll(result)) }),
     })
   }
   return summariseRounds(rounds, statusCodes, rss.stop())
@@ -195,6 +209,9 @@ export function summariseRounds(
     ratio: median(rounds.map((r) => r.ratio)),
     cpuUsPerRequest: median(rounds.map((r) => r.cpuUsPerRequest)),
     bareCpuUsPerRequest: median(rounds.map((r) => r.bareCpuUsPerRequest)),
+    ...(rounds.some((r) => r.databaseCpuUsPerRequest !== undefined)
+      ? { databaseCpuUsPerRequest: median(rounds.map((r) => r.databaseCpuUsPerRequest ?? 0)) }
+      : {}),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     statusCodes,
     peakRssBytes,

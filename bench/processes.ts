@@ -148,6 +148,20 @@ export function processTree(pid: number): number[] {
 }
 
 /**
+ * The parent of process `pid` when `pid` is a process of this machine named `command` (a
+ * remote server's backend may share its number with an unrelated local process); else undefined.
+ */
+export function parentPid(pid: number, command: string): number | undefined {
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) return undefined
+    const parent = /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return parent === undefined ? undefined : Number(parent)
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Peak resident memory of a process (with its descendants, summed) during a stretch of time.
  * Linux keeps each process's peak in VmHWM; writing 5 to clear_refs resets it (our own child,
  * so we may), which gives a peak per case. Sampling VmRSS as well covers kernels where the reset

@@ -25,6 +25,8 @@ export interface CaseRecord {
   bareRps?: number
   /** Server CPU time per answered request, µs (median over rounds). */
   cpuUsPerRequest?: number
+  /** PostgreSQL's CPU time per answered request, µs (median over rounds), for its group's cases. */
+  databaseCpuUsPerRequest?: number
   /** The bare server's CPU per request ÷ this one's: the ratio were each to have a core. */
   cpuRatio?: number
   /** The issue's target for the ratio, when it sets one. */
@@ -83,20 +85,20 @@ const fmt = (n: number | undefined, digits = 0): string =>
 /** The results as a Markdown table plus the target checks (printed, and pasted into bench/README.md). */
 export function markdownReport(report: Report): string {
   const lines = [
-    '| case | request | pets before | req/s | × bare | target | × ORM peer | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req | CPU × bare |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| case | request | pets before | req/s | × bare | target | × ORM peer | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req | CPU × bare | PostgreSQL CPU µs/req |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   for (const c of report.cases) {
     if (c.skipped !== undefined || c.failed !== undefined) {
       lines.push(
-        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | | | | |`,
+        `| ${c.label} | \`${c.request}\` | | ${c.failed ? `**failed**: ${c.failed}` : `skipped: ${c.skipped}`} | | | | | | | | | | |`,
       )
       continue
     }
     lines.push(
       `| ${c.label} | \`${c.request}\` | ${fmt(c.petsBefore)} | ${fmt(c.rps)} | ${fmt(c.ratio, 3)} | ${
         c.targetRatio === undefined ? '' : `≥ ${c.targetRatio}`
-      } | ${c.ormPeerRatio === undefined ? '' : fmt(c.ormPeerRatio, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} |`,
+      } | ${c.ormPeerRatio === undefined ? '' : fmt(c.ormPeerRatio, 2)} | ${fmt(c.p50Ms, 2)} | ${fmt(c.p99Ms, 2)} | ${fmt(c.errors)} | ${fmt(c.peakRssMb)} | ${fmt(c.cpuUsPerRequest)} | ${fmt(c.cpuRatio, 3)} | ${fmt(c.databaseCpuUsPerRequest)} |`,
     )
   }
   const { at0, at1m } = report.sqliteAlone

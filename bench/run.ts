@@ -25,7 +25,7 @@ import {
   type Timing,
 } from './load.ts'
 import { petIdsOf } from './pet-ids.ts'
-import { freePort, runNode, type ServerProcess, startProcess } from './processes.ts'
+import { freePort, parentPid, runNode, type ServerProcess, startProcess } from './processes.ts'
 import {
   type CaseRecord,
   type Check,
@@ -101,6 +101,13 @@ function log(message: string): void {
   process.stdout.write(`[${elapsed}s] ${message}\n`)
 }
 
+/**
+ * PostgreSQL's postmaster while the PostgreSQL group runs, when the server is on this machine:
+ * every round there also measures the server's CPU per request (its backends are the
+ * postmaster's children).
+ */
+let postgresPid: number | undefined
+
 async function run(
   server: ServerProcess,
   requests: LoadSpec['requests'],
@@ -110,7 +117,13 @@ async function run(
 ): Promise<CaseMeasurement> {
   if (bare === undefined) throw new Error('the bare server is not running')
   const reference = { url: bare.url, requests: BARE_REQUESTS, pid: bare.pid, drainPath: '/' }
-  const spec = { url: server.url, requests, pid: server.pid, drainPath }
+  const spec = {
+    url: server.url,
+    requests,
+    pid: server.pid,
+    drainPath,
+    ...(postgresPid === undefined ? {} : { databasePid: postgresPid }),
+  }
   const result = await measure(spec, { ...timing, ...overrides }, reference, hooks)
   bareSamples.push(...result.rounds.map((r) => r.bareRps))
   bareCpuSamples.push(...result.rounds.map((r) => r.bareCpuUsPerRequest).filter((us) => us > 0))
@@ -139,6 +152,7 @@ async function runCase(
           ratio: outcome.ratio,
           bareRps: outcome.bareRps,
           cpuUsPerRequest: outcome.cpuUsPerRequest,
+          databaseCpuUsPerRequest: outcome.databaseCpuUsPerRequest,
           cpuRatio:
             outcome.cpuUsPerRequest > 0 ? outcome.bareCpuUsPerRequest / outcome.cpuUsPerRequest : undefined,
           rounds: outcome.rounds,
@@ -730,6 +744,7 @@ async function postgresGroup(): Promise<void> {
   }
   const name = `pet_bench_${process.pid}_${Date.now()}`
   let server: ServerProcess | undefined
+  postgresPid = await postmasterPid(admin)
   try {
     await admin.query(`create database ${name}`)
     const url = new URL(adminUrl)
@@ -750,10 +765,18 @@ async function postgresGroup(): Promise<void> {
     if (wanted('peer')) await peerCase('insert', 'postgres', databaseUrl)
     if (wanted('orm-peer')) await peerCase('orm', 'postgres', databaseUrl)
   } finally {
+    postgresPid = undefined
     await stop(server)
     await admin.query(`drop database if exists ${name} with (force)`).catch(() => {})
     await admin.end()
   }
+}
+
+/** The postmaster of the server `client` is connected to (its backend's parent), if it runs here. */
+async function postmasterPid(client: pg.Client): Promise<number | undefined> {
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid')
+  const backend = rows[0]?.pid
+  return backend === undefined ? undefined : parentPid(backend, 'postgres')
 }
 
 async function jsonServerGroup(): Promise<void> {
@@ -1001,6 +1024,21 @@ function checks(): Check[] {
       value: ratio(cpu),
       met: null,
     })
+    if (group === 'postgres') {
+      const server =
+        create?.databaseCpuUsPerRequest && peer?.databaseCpuUsPerRequest
+          ? peer.databaseCpuUsPerRequest / create.databaseCpuUsPerRequest
+          : undefined
+      out.push({
+        name: `create vs the same peer in PostgreSQL's CPU per request (its µs ÷ ours)`,
+        target: 'for information',
+        value:
+          server === undefined
+            ? 'not measured'
+            : `${ratio(server)} (${peer?.databaseCpuUsPerRequest?.toFixed(0)} vs ${create?.databaseCpuUsPerRequest?.toFixed(0)} µs)`,
+        met: null,
+      })
+    }
     const orm = ran(`${group}.orm-peer-create`)
     const versusOrm = cases.flatMap((c) =>
       c.ormPeerRatio !== undefined && databaseOf(c.group) === group
