@@ -30,6 +30,7 @@ import {
   BENCH_ACCOUNT,
   basicAuth,
   buildService,
+  createOAuthClient,
   fetchBearerToken,
   type OAuthClient,
   ROOT,
@@ -154,18 +155,7 @@ async function credentials(side: Side): Promise<void> {
   }
   side.basic = basicAuth(key.api_key)
   if (!cases.some((c) => c === 'read' || c === 'update')) return
-  const client = JSON.parse(
-    await cli(side, [
-      'clients',
-      'create',
-      '--account',
-      BENCH_ACCOUNT,
-      '--scope',
-      'read:pets write:pets',
-      '--json',
-    ]),
-  ) as { client_id: string; client_secret: string }
-  side.client = { clientId: client.client_id, clientSecret: client.client_secret }
+  side.client = await createOAuthClient((args) => cli(side, args))
   side.bearer = `Bearer ${await fetchBearerToken(side.server!.url, side.client)}`
 }
 

@@ -191,9 +191,15 @@ export interface OAuthClient {
   clientSecret: string
 }
 
-/** An OAuth client of the bench account allowed to read and write pets, from the admin CLI. */
-export async function createOAuthClient(databaseUrl: string): Promise<OAuthClient> {
-  const out = await adminCli(databaseUrl, [
+/**
+ * An OAuth client of the bench account allowed to read and write pets, from the admin CLI: this
+ * checkout's against `database` (a URL), or another build's (a function that runs it).
+ */
+export async function createOAuthClient(
+  database: string | ((args: string[]) => Promise<string>),
+): Promise<OAuthClient> {
+  const run = typeof database === 'string' ? (args: string[]) => adminCli(database, args) : database
+  const out = await run([
     'clients',
     'create',
     '--account',
