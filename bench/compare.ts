@@ -115,8 +115,8 @@ function startArgs(root: string): string[] {
 /**
  * Both services on the same core (the first), whichever is loaded: on a shared virtual machine
  * one core can run slower than the other for minutes, and a process the scheduler keeps on it
- * would look slower in every pair (seen here: the same build against itself, 15–30 % apart on
- * PostgreSQL). The load client and the database keep the other cores.
+ * would look slower in every pair (unpinned, the same build against itself came out slower on
+ * one side, pair after pair, on PostgreSQL). The load client and the database keep the other cores.
  */
 function pin(pid: number): void {
   try {

@@ -80,7 +80,8 @@ const timing: Timing = {
 /**
  * Pairs of rounds in the checks that compare two settings round against round (a webhook
  * endpoint, request logs): the median of their ratios is the check, and one pair's ratio moves
- * by ±15 % on this shared machine (bench/README.md), so a full run takes at least 9.
+ * more than the cost being checked on a shared machine (bench/README.md), so a full run takes at
+ * least 9.
  */
 const pairedRounds = args.quick || args.rounds !== undefined ? timing.rounds : Math.max(timing.rounds, 9)
 const only = new Set(args.only === undefined ? GROUPS : args.only.split(','))

@@ -78,9 +78,9 @@ export async function v1PetRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = request.principal!
       const id = await database.ids.reserve(accountId, 'pet')
-      const fields = fieldsFromV1(request.body)
-      // Object.assign, not a spread: see prepareQuery (src/db/prepared-query.ts).
-      const creation = Object.assign(petCreation(accountId, { ...fields, name: request.body.name }, id), {
+      // Object.assign, not spreads: see prepareQuery (src/db/prepared-query.ts).
+      const fields = Object.assign(fieldsFromV1(request.body), { name: request.body.name })
+      const creation = Object.assign(petCreation(accountId, fields, id), {
         respond: (pet: Pet) => ({
           status: 201,
           headers: { location: `/v1/pet/${pet.id}`, etag: etagFor(pet.version) },

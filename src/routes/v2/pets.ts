@@ -84,11 +84,10 @@ export async function v2PetRoutes(fastify: FastifyInstance): Promise<void> {
       if (chosen === undefined) {
         // Reserved before the transaction opens (see src/db/account-ids.ts).
         const id = await database.ids.reserve(accountId, 'pet')
-        // One statement on PostgreSQL, the Idempotency-Key's claim included.
-        return createOnceAtomic(db, request, reply, '/v2/pet', {
-          ...petCreation(accountId, fields, id),
-          respond,
-        })
+        // One statement on PostgreSQL, the Idempotency-Key's claim included. Object.assign, not
+        // a spread: see prepareQuery (src/db/prepared-query.ts).
+        const creation = Object.assign(petCreation(accountId, fields, id), { respond })
+        return createOnceAtomic(db, request, reply, '/v2/pet', creation)
       }
       return createOnce(db, request, reply, '/v2/pet', async (trx) =>
         respond((await savePetWithId(trx, accountId, chosen, fields)).pet),
